@@ -1,0 +1,96 @@
+package io.cassandrajournal.launcher.internal;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * Entry point of the child JVM. Starts a watchdog on the parent JVM, then hands over to Cassandra's own
+ * {@code CassandraDaemon}. Cassandra is reached by reflection: its classes are on the child's classpath
+ * only, never on the launcher's.
+ * <p>
+ * When the parent dies (even by {@code SIGKILL}) the node exits: a temporary node deletes its directory
+ * and halts at once; a persistent one exits through Cassandra's shutdown hook (drain), with a halt as
+ * backstop after {@value #DRAIN_BACKSTOP_MILLIS} ms.
+ */
+public final class ChildMain {
+
+	static final String PARENT_PID = "cassandra.launcher.parent_pid";
+
+	static final String WIPE_ON_ORPHAN = "cassandra.launcher.wipe_on_orphan";
+
+	private static final long DRAIN_BACKSTOP_MILLIS = 5000;
+
+	private ChildMain() {
+	}
+
+	public static void main(String[] args) throws Throwable {
+		String parentPid = System.getProperty(PARENT_PID);
+		if (parentPid != null) {
+			watchParent(Long.parseLong(parentPid));
+		}
+		Class<?> daemon = Class.forName("org.apache.cassandra.service.CassandraDaemon");
+		try {
+			daemon.getMethod("main", String[].class).invoke(null, (Object) args);
+		}
+		catch (java.lang.reflect.InvocationTargetException ex) {
+			throw ex.getCause();
+		}
+	}
+
+	private static void watchParent(long pid) {
+		Optional<ProcessHandle> parent = ProcessHandle.of(pid);
+		if (parent.isEmpty() || !parent.get().isAlive()) {
+			System.err.println("cassandra-launcher: parent JVM " + pid + " is gone; not starting");
+			Runtime.getRuntime().halt(3);
+		}
+		// Two signals, whichever comes first: the end of stdin (a pipe from the parent, closed by the kernel
+		// the instant the parent dies) and the parent's exit as seen by ProcessHandle (polled, slower).
+		daemon("cassandra-launcher-parent-watchdog", () -> {
+			parent.get().onExit().join();
+			orphaned(pid);
+		});
+		daemon("cassandra-launcher-stdin-watchdog", () -> {
+			try {
+				while (System.in.read() != -1) {
+					// the parent never writes; just wait for end of stream
+				}
+			}
+			catch (IOException ex) {
+				// a broken pipe means the same
+			}
+			orphaned(pid);
+		});
+	}
+
+	private static void daemon(String name, Runnable task) {
+		Thread thread = new Thread(task, name);
+		thread.setDaemon(true);
+		thread.start();
+	}
+
+	private static synchronized void orphaned(long pid) {
+		System.err.println("cassandra-launcher: parent JVM " + pid + " exited; stopping this node");
+		String wipe = System.getProperty(WIPE_ON_ORPHAN);
+		if (wipe != null) {
+			try {
+				NodeDirectories.delete(Path.of(wipe));
+			}
+			catch (IOException | RuntimeException ex) {
+				// best effort: the next launcher start sweeps what is left
+			}
+			Runtime.getRuntime().halt(0);
+		}
+		daemon("cassandra-launcher-halt-backstop", () -> {
+			try {
+				Thread.sleep(DRAIN_BACKSTOP_MILLIS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			Runtime.getRuntime().halt(0);
+		});
+		System.exit(0);
+	}
+
+}
