@@ -1,0 +1,522 @@
+package io.cassandrajournal;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+import javax.net.ssl.SSLContext;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
+import org.jspecify.annotations.Nullable;
+
+import io.cassandrajournal.internal.CqlNames;
+
+/**
+ * Immutable options of the journal and its stores. Start from {@link #create()} and chain withers; every
+ * wither checks its value at once and names the option in its message.
+ *
+ * <pre>{@code
+ * CassandraJournalOptions options = CassandraJournalOptions.create()
+ *     .withContactPoints(List.of("cassandra-1:9042", "cassandra-2:9042"))
+ *     .withLocalDatacenter("dc1")
+ *     .withKeyspace("my_app_events")
+ *     .withSerialConsistency(DefaultConsistencyLevel.LOCAL_SERIAL);
+ * }</pre>
+ *
+ * Defaults follow the reference implementation: tables {@code events}, {@code metadata},
+ * {@code all_persistence_ids}, {@code events_by_tag}; partition size 500,000; tables created automatically;
+ * tag index off; consistency {@code LOCAL_QUORUM}; lightweight transactions on; serial consistency left to
+ * the driver ({@code SERIAL}).
+ */
+public final class CassandraJournalOptions {
+
+	private final List<String> contactPoints;
+
+	private final @Nullable String keyspace;
+
+	private final String eventsTable;
+
+	private final String metadataTable;
+
+	private final String allIdsTable;
+
+	private final String tagIndexTable;
+
+	private final String snapshotsTable;
+
+	private final String durableStateTable;
+
+	private final long partitionSize;
+
+	private final boolean autoCreateTables;
+
+	private final boolean useTagIndex;
+
+	private final ConsistencyLevel consistency;
+
+	private final boolean lightweightTransactions;
+
+	private final @Nullable ConsistencyLevel serialConsistency;
+
+	private final int persistenceIdBuckets;
+
+	private final int pageSize;
+
+	private final @Nullable String localDatacenter;
+
+	private final @Nullable String username;
+
+	private final @Nullable String password;
+
+	private final @Nullable SSLContext sslContext;
+
+	private final Duration requestTimeout;
+
+	private final Clock clock;
+
+	private CassandraJournalOptions(Values v) {
+		this.contactPoints = List.copyOf(v.contactPoints);
+		this.keyspace = v.keyspace;
+		this.eventsTable = v.eventsTable;
+		this.metadataTable = v.metadataTable;
+		this.allIdsTable = v.allIdsTable;
+		this.tagIndexTable = v.tagIndexTable;
+		this.snapshotsTable = v.snapshotsTable;
+		this.durableStateTable = v.durableStateTable;
+		this.partitionSize = v.partitionSize;
+		this.autoCreateTables = v.autoCreateTables;
+		this.useTagIndex = v.useTagIndex;
+		this.consistency = v.consistency;
+		this.lightweightTransactions = v.lightweightTransactions;
+		this.serialConsistency = v.serialConsistency;
+		this.persistenceIdBuckets = v.persistenceIdBuckets;
+		this.pageSize = v.pageSize;
+		this.localDatacenter = v.localDatacenter;
+		this.username = v.username;
+		this.password = v.password;
+		this.sslContext = v.sslContext;
+		this.requestTimeout = v.requestTimeout;
+		this.clock = v.clock;
+	}
+
+	/** @return options with every default set and no keyspace yet */
+	public static CassandraJournalOptions create() {
+		return new CassandraJournalOptions(new Values());
+	}
+
+	private CassandraJournalOptions with(Consumer<Values> change) {
+		Values values = new Values(this);
+		change.accept(values);
+		return new CassandraJournalOptions(values);
+	}
+
+	/**
+	 * @param contactPoints initial nodes as {@code host:port} (port defaults to 9042); the driver discovers
+	 * the rest. Only used when the journal opens its own session
+	 * @return new options
+	 */
+	public CassandraJournalOptions withContactPoints(List<String> contactPoints) {
+		Objects.requireNonNull(contactPoints, "contactPoints");
+		for (String point : contactPoints) {
+			if (point == null || point.isBlank()) {
+				throw new IllegalArgumentException("contactPoints must not contain blank entries: " + contactPoints);
+			}
+		}
+		return with((v) -> v.contactPoints = List.copyOf(contactPoints));
+	}
+
+	/**
+	 * @param keyspace an existing keyspace; the journal creates tables, never the keyspace
+	 * @return new options
+	 */
+	public CassandraJournalOptions withKeyspace(String keyspace) {
+		return with((v) -> v.keyspace = CqlNames.check("keyspace", keyspace));
+	}
+
+	/**
+	 * @param eventsTable the events table, default {@code events}
+	 * @return new options
+	 */
+	public CassandraJournalOptions withEventsTable(String eventsTable) {
+		return with((v) -> v.eventsTable = CqlNames.check("eventsTable", eventsTable));
+	}
+
+	/**
+	 * @param metadataTable the table holding each persistenceId's head (highest claimed sequence number),
+	 * default {@code metadata}
+	 * @return new options
+	 */
+	public CassandraJournalOptions withMetadataTable(String metadataTable) {
+		return with((v) -> v.metadataTable = CqlNames.check("metadataTable", metadataTable));
+	}
+
+	/**
+	 * @param allIdsTable the table behind the persistenceId queries, default {@code all_persistence_ids}
+	 * @return new options
+	 */
+	public CassandraJournalOptions withAllIdsTable(String allIdsTable) {
+		return with((v) -> v.allIdsTable = CqlNames.check("allIdsTable", allIdsTable));
+	}
+
+	/**
+	 * @param tagIndexTable the tag index side table, default {@code events_by_tag}; written only with
+	 * {@link #withUseTagIndex(boolean) useTagIndex}
+	 * @return new options
+	 */
+	public CassandraJournalOptions withTagIndexTable(String tagIndexTable) {
+		return with((v) -> v.tagIndexTable = CqlNames.check("tagIndexTable", tagIndexTable));
+	}
+
+	/**
+	 * @param snapshotsTable the snapshot table, default {@code snapshots}
+	 * @return new options
+	 */
+	public CassandraJournalOptions withSnapshotsTable(String snapshotsTable) {
+		return with((v) -> v.snapshotsTable = CqlNames.check("snapshotsTable", snapshotsTable));
+	}
+
+	/**
+	 * @param durableStateTable the durable state table (projection offsets live there), default
+	 * {@code durable_state}
+	 * @return new options
+	 */
+	public CassandraJournalOptions withDurableStateTable(String durableStateTable) {
+		return with((v) -> v.durableStateTable = CqlNames.check("durableStateTable", durableStateTable));
+	}
+
+	/**
+	 * @param partitionSize rows per events partition before a persistenceId rolls over to the next
+	 * {@code partition_nr}, default 500,000. Must match every writer sharing the keyspace
+	 * @return new options
+	 */
+	public CassandraJournalOptions withPartitionSize(long partitionSize) {
+		if (partitionSize < 1) {
+			throw new IllegalArgumentException("partitionSize must be at least 1, was " + partitionSize);
+		}
+		return with((v) -> v.partitionSize = partitionSize);
+	}
+
+	/**
+	 * @param autoCreateTables whether missing tables are created on start-up (default true); when false,
+	 * start-up checks them and fails naming what is missing
+	 * @return new options
+	 */
+	public CassandraJournalOptions withAutoCreateTables(boolean autoCreateTables) {
+		return with((v) -> v.autoCreateTables = autoCreateTables);
+	}
+
+	/**
+	 * @param useTagIndex whether appends also write the {@code events_by_tag} index (default false)
+	 * @return new options
+	 */
+	public CassandraJournalOptions withUseTagIndex(boolean useTagIndex) {
+		return with((v) -> v.useTagIndex = useTagIndex);
+	}
+
+	/**
+	 * @param consistency the consistency of every read and write, default {@code LOCAL_QUORUM}
+	 * @return new options
+	 */
+	public CassandraJournalOptions withConsistency(ConsistencyLevel consistency) {
+		Objects.requireNonNull(consistency, "consistency");
+		if (consistency.isSerial()) {
+			throw new IllegalArgumentException("consistency must not be a serial level (" + consistency
+					+ "); set it with withSerialConsistency instead");
+		}
+		return with((v) -> v.consistency = consistency);
+	}
+
+	/**
+	 * @param lightweightTransactions whether appends claim their sequence range with a Paxos round (default
+	 * true). Turning it off is unsafe with more than one writer per persistenceId: a losing concurrent
+	 * append silently overwrites the winner's events. Set it the same across the fleet
+	 * @return new options
+	 */
+	public CassandraJournalOptions withLightweightTransactions(boolean lightweightTransactions) {
+		return with((v) -> v.lightweightTransactions = lightweightTransactions);
+	}
+
+	/**
+	 * @param serialConsistency the Paxos consistency of the append claim and durable-state updates;
+	 * {@code null} leaves the driver's {@code SERIAL}. Use {@code LOCAL_SERIAL} on a multi-DC keyspace
+	 * @return new options
+	 */
+	public CassandraJournalOptions withSerialConsistency(@Nullable ConsistencyLevel serialConsistency) {
+		if (serialConsistency != null && !serialConsistency.isSerial()) {
+			throw new IllegalArgumentException("serialConsistency must be SERIAL or LOCAL_SERIAL, was "
+					+ serialConsistency);
+		}
+		return with((v) -> v.serialConsistency = serialConsistency);
+	}
+
+	/**
+	 * @param persistenceIdBuckets how many partitions of {@code all_persistence_ids} new ids are spread over
+	 * (by hash), default 1. With 1 every id goes under {@code tag = '_all'}, exactly as the reference
+	 * implementation writes it; with n &gt; 1 ids go under {@code '_all/0'} .. {@code '_all/<n-1>'}.
+	 * Reads always include {@code '_all'} as well. Only ever increase it: ids written under a bucket that
+	 * is no longer read are not listed
+	 * @return new options
+	 */
+	public CassandraJournalOptions withPersistenceIdBuckets(int persistenceIdBuckets) {
+		if (persistenceIdBuckets < 1 || persistenceIdBuckets > 1024) {
+			throw new IllegalArgumentException("persistenceIdBuckets must be between 1 and 1024, was "
+					+ persistenceIdBuckets);
+		}
+		return with((v) -> v.persistenceIdBuckets = persistenceIdBuckets);
+	}
+
+	/**
+	 * @param pageSize rows fetched per page by replays and queries, default 1,000; memory use of a replay is
+	 * bounded by it, whatever the number of events
+	 * @return new options
+	 */
+	public CassandraJournalOptions withPageSize(int pageSize) {
+		if (pageSize < 1) {
+			throw new IllegalArgumentException("pageSize must be at least 1, was " + pageSize);
+		}
+		return with((v) -> v.pageSize = pageSize);
+	}
+
+	/**
+	 * @param localDatacenter the data center the driver treats as local (required by the driver when
+	 * contact points are given)
+	 * @return new options
+	 */
+	public CassandraJournalOptions withLocalDatacenter(@Nullable String localDatacenter) {
+		return with((v) -> v.localDatacenter = localDatacenter);
+	}
+
+	/**
+	 * @param username user for {@code PasswordAuthenticator}
+	 * @param password its password
+	 * @return new options
+	 */
+	public CassandraJournalOptions withCredentials(String username, String password) {
+		Objects.requireNonNull(username, "username");
+		Objects.requireNonNull(password, "password");
+		return with((v) -> {
+			v.username = username;
+			v.password = password;
+		});
+	}
+
+	/**
+	 * @param sslContext the TLS context for client connections, or {@code null} for plain connections
+	 * @return new options
+	 */
+	public CassandraJournalOptions withSslContext(@Nullable SSLContext sslContext) {
+		return with((v) -> v.sslContext = sslContext);
+	}
+
+	/**
+	 * @param requestTimeout how long one request may take before it fails, default 10 s (Paxos rounds on a
+	 * loaded cluster are slow)
+	 * @return new options
+	 */
+	public CassandraJournalOptions withRequestTimeout(Duration requestTimeout) {
+		Objects.requireNonNull(requestTimeout, "requestTimeout");
+		if (requestTimeout.isNegative() || requestTimeout.isZero()) {
+			throw new IllegalArgumentException("requestTimeout must be positive, was " + requestTimeout);
+		}
+		return with((v) -> v.requestTimeout = requestTimeout);
+	}
+
+	/**
+	 * @param clock the clock that stamps events and state updates, default UTC system clock
+	 * @return new options
+	 */
+	public CassandraJournalOptions withClock(Clock clock) {
+		Objects.requireNonNull(clock, "clock");
+		return with((v) -> v.clock = clock);
+	}
+
+	public List<String> contactPoints() {
+		return this.contactPoints;
+	}
+
+	public Optional<String> keyspace() {
+		return Optional.ofNullable(this.keyspace);
+	}
+
+	/**
+	 * @return the keyspace
+	 * @throws IllegalStateException if none was set
+	 */
+	public String requireKeyspace() {
+		if (this.keyspace == null) {
+			throw new IllegalStateException("keyspace is not set: call withKeyspace(\"my_keyspace\") "
+					+ "(property journal.cassandra.keyspace)");
+		}
+		return this.keyspace;
+	}
+
+	public String eventsTable() {
+		return this.eventsTable;
+	}
+
+	public String metadataTable() {
+		return this.metadataTable;
+	}
+
+	public String allIdsTable() {
+		return this.allIdsTable;
+	}
+
+	public String tagIndexTable() {
+		return this.tagIndexTable;
+	}
+
+	public String snapshotsTable() {
+		return this.snapshotsTable;
+	}
+
+	public String durableStateTable() {
+		return this.durableStateTable;
+	}
+
+	public long partitionSize() {
+		return this.partitionSize;
+	}
+
+	public boolean autoCreateTables() {
+		return this.autoCreateTables;
+	}
+
+	public boolean useTagIndex() {
+		return this.useTagIndex;
+	}
+
+	public ConsistencyLevel consistency() {
+		return this.consistency;
+	}
+
+	public boolean lightweightTransactions() {
+		return this.lightweightTransactions;
+	}
+
+	public Optional<ConsistencyLevel> serialConsistency() {
+		return Optional.ofNullable(this.serialConsistency);
+	}
+
+	public int persistenceIdBuckets() {
+		return this.persistenceIdBuckets;
+	}
+
+	public int pageSize() {
+		return this.pageSize;
+	}
+
+	public Optional<String> localDatacenter() {
+		return Optional.ofNullable(this.localDatacenter);
+	}
+
+	public Optional<String> username() {
+		return Optional.ofNullable(this.username);
+	}
+
+	public Optional<String> password() {
+		return Optional.ofNullable(this.password);
+	}
+
+	public Optional<SSLContext> sslContext() {
+		return Optional.ofNullable(this.sslContext);
+	}
+
+	public Duration requestTimeout() {
+		return this.requestTimeout;
+	}
+
+	public Clock clock() {
+		return this.clock;
+	}
+
+	@Override
+	public String toString() {
+		return "CassandraJournalOptions[keyspace=" + this.keyspace + ", contactPoints=" + this.contactPoints
+				+ ", events=" + this.eventsTable + ", metadata=" + this.metadataTable + ", allIds=" + this.allIdsTable
+				+ ", tagIndex=" + this.tagIndexTable + ", partitionSize=" + this.partitionSize + ", useTagIndex="
+				+ this.useTagIndex + ", consistency=" + this.consistency + ", lwt=" + this.lightweightTransactions
+				+ ", serialConsistency=" + this.serialConsistency + "]";
+	}
+
+	private static final class Values {
+
+		List<String> contactPoints = List.of();
+
+		@Nullable String keyspace;
+
+		String eventsTable = "events";
+
+		String metadataTable = "metadata";
+
+		String allIdsTable = "all_persistence_ids";
+
+		String tagIndexTable = "events_by_tag";
+
+		String snapshotsTable = "snapshots";
+
+		String durableStateTable = "durable_state";
+
+		long partitionSize = 500_000;
+
+		boolean autoCreateTables = true;
+
+		boolean useTagIndex;
+
+		ConsistencyLevel consistency = DefaultConsistencyLevel.LOCAL_QUORUM;
+
+		boolean lightweightTransactions = true;
+
+		@Nullable ConsistencyLevel serialConsistency;
+
+		int persistenceIdBuckets = 1;
+
+		int pageSize = 1000;
+
+		@Nullable String localDatacenter;
+
+		@Nullable String username;
+
+		@Nullable String password;
+
+		@Nullable SSLContext sslContext;
+
+		Duration requestTimeout = Duration.ofSeconds(10);
+
+		Clock clock = Clock.systemUTC();
+
+		Values() {
+		}
+
+		Values(CassandraJournalOptions o) {
+			this.contactPoints = o.contactPoints;
+			this.keyspace = o.keyspace;
+			this.eventsTable = o.eventsTable;
+			this.metadataTable = o.metadataTable;
+			this.allIdsTable = o.allIdsTable;
+			this.tagIndexTable = o.tagIndexTable;
+			this.snapshotsTable = o.snapshotsTable;
+			this.durableStateTable = o.durableStateTable;
+			this.partitionSize = o.partitionSize;
+			this.autoCreateTables = o.autoCreateTables;
+			this.useTagIndex = o.useTagIndex;
+			this.consistency = o.consistency;
+			this.lightweightTransactions = o.lightweightTransactions;
+			this.serialConsistency = o.serialConsistency;
+			this.persistenceIdBuckets = o.persistenceIdBuckets;
+			this.pageSize = o.pageSize;
+			this.localDatacenter = o.localDatacenter;
+			this.username = o.username;
+			this.password = o.password;
+			this.sslContext = o.sslContext;
+			this.requestTimeout = o.requestTimeout;
+			this.clock = o.clock;
+		}
+
+	}
+
+}

@@ -1,0 +1,189 @@
+package io.cassandrajournal.inmemory;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+import io.cassandrajournal.internal.AppendValidation;
+import io.cassandrajournal.journal.AppendListener;
+import io.cassandrajournal.journal.AppendResult;
+import io.cassandrajournal.journal.ConsistencyReport;
+import io.cassandrajournal.journal.EventToAppend;
+import io.cassandrajournal.journal.Journal;
+import io.cassandrajournal.journal.JournalConcurrencyException;
+import io.cassandrajournal.journal.PersistentEvent;
+import io.cassandrajournal.serialization.EventSerializer;
+import io.cassandrajournal.serialization.JacksonEventSerializer;
+
+/**
+ * A {@link Journal} in memory, for unit tests: same contract as the Cassandra journal, payloads go through
+ * the same serializer (so a payload that could not be stored in Cassandra fails here too), nothing
+ * survives the JVM. Never has gaps.
+ */
+public final class InMemoryJournal implements Journal {
+
+	private final Map<String, Stream> streams = new ConcurrentHashMap<>();
+
+	private final List<AppendListener> listeners = new CopyOnWriteArrayList<>();
+
+	private final EventSerializer serializer;
+
+	private final Clock clock;
+
+	/** A journal with the default serializer and the UTC clock. */
+	public InMemoryJournal() {
+		this(new JacksonEventSerializer(), Clock.systemUTC());
+	}
+
+	/**
+	 * @param serializer the serializer
+	 * @param clock the clock that stamps events
+	 */
+	public InMemoryJournal(EventSerializer serializer, Clock clock) {
+		this.serializer = serializer;
+		this.clock = clock;
+	}
+
+	@Override
+	public CompletionStage<AppendResult> append(String persistenceId, long expectedSequenceNr,
+			List<EventToAppend> events) {
+		AppendResult result;
+		try {
+			List<String> payloads = AppendValidation.check(persistenceId, expectedSequenceNr, events, this.serializer);
+			Stream stream = this.streams.computeIfAbsent(persistenceId, (id) -> new Stream());
+			long timestamp = this.clock.millis();
+			synchronized (stream) {
+				if (stream.head != expectedSequenceNr) {
+					throw new JournalConcurrencyException(persistenceId, expectedSequenceNr, stream.head);
+				}
+				Set<String> allTags = new HashSet<>();
+				for (int i = 0; i < events.size(); i++) {
+					long sequenceNr = expectedSequenceNr + 1 + i;
+					stream.rows.put(sequenceNr, new Row(timestamp, payloads.get(i), events.get(i).tags()));
+					allTags.addAll(events.get(i).tags());
+				}
+				stream.head = expectedSequenceNr + events.size();
+				result = new AppendResult(persistenceId, expectedSequenceNr + 1, stream.head,
+						Instant.ofEpochMilli(timestamp), allTags);
+			}
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		this.listeners.forEach((listener) -> listener.onAppended(result));
+		return CompletableFuture.completedFuture(result);
+	}
+
+	@Override
+	public <E> CompletionStage<Long> replay(String persistenceId, long fromSequenceNr, long toSequenceNr,
+			Class<E> payloadType, Consumer<? super PersistentEvent<E>> consumer) {
+		try {
+			AppendValidation.checkPersistenceId(persistenceId);
+			AppendValidation.checkRange(fromSequenceNr, toSequenceNr);
+			Stream stream = this.streams.get(persistenceId);
+			long last = 0;
+			if (stream != null && toSequenceNr >= fromSequenceNr) {
+				List<Map.Entry<Long, Row>> rows;
+				synchronized (stream) {
+					rows = new ArrayList<>(stream.rows.subMap(fromSequenceNr, true, toSequenceNr, true).entrySet());
+				}
+				for (Map.Entry<Long, Row> entry : rows) {
+					Row row = entry.getValue();
+					consumer.accept(new PersistentEvent<>(persistenceId, entry.getKey(), Instant.ofEpochMilli(row.timestamp),
+							row.tags, this.serializer.deserialize(row.payload, payloadType)));
+					last = entry.getKey();
+				}
+			}
+			return CompletableFuture.completedFuture(last);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	@Override
+	public CompletionStage<Long> highestSequenceNr(String persistenceId) {
+		try {
+			AppendValidation.checkPersistenceId(persistenceId);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		Stream stream = this.streams.get(persistenceId);
+		if (stream == null) {
+			return CompletableFuture.completedFuture(0L);
+		}
+		synchronized (stream) {
+			return CompletableFuture.completedFuture(stream.head);
+		}
+	}
+
+	@Override
+	public CompletionStage<Void> deleteTo(String persistenceId, long toSequenceNr) {
+		try {
+			AppendValidation.checkPersistenceId(persistenceId);
+			AppendValidation.checkRange(1, toSequenceNr);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		Stream stream = this.streams.get(persistenceId);
+		if (stream != null) {
+			synchronized (stream) {
+				stream.rows.headMap(toSequenceNr, true).clear();
+			}
+		}
+		return CompletableFuture.completedFuture(null);
+	}
+
+	@Override
+	public CompletionStage<ConsistencyReport> checkConsistency(String persistenceId) {
+		Stream stream = this.streams.get(persistenceId);
+		if (stream == null) {
+			return CompletableFuture.completedFuture(new ConsistencyReport(persistenceId, 0, 0, 0, List.of()));
+		}
+		synchronized (stream) {
+			long highest = stream.rows.isEmpty() ? 0 : stream.rows.lastKey();
+			return CompletableFuture.completedFuture(
+					new ConsistencyReport(persistenceId, stream.head, highest, stream.rows.size(), List.of()));
+		}
+	}
+
+	@Override
+	public void addAppendListener(AppendListener listener) {
+		this.listeners.add(listener);
+	}
+
+	@Override
+	public void removeAppendListener(AppendListener listener) {
+		this.listeners.remove(listener);
+	}
+
+	/** @return every persistenceId with at least one append, in no particular order */
+	public Set<String> persistenceIds() {
+		return Set.copyOf(this.streams.keySet());
+	}
+
+	private static final class Stream {
+
+		private final NavigableMap<Long, Row> rows = new TreeMap<>();
+
+		private long head;
+
+	}
+
+	private record Row(long timestamp, String payload, Set<String> tags) {
+	}
+
+}

@@ -1,0 +1,94 @@
+package io.cassandrajournal.internal;
+
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.Row;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.JournalSerializationException;
+import io.cassandrajournal.journal.PersistentEvent;
+import io.cassandrajournal.serialization.EventSerializer;
+
+/**
+ * The read path of {@link io.cassandrajournal.journal.CassandraJournal}: the head from the metadata row,
+ * then one partition after another, page by page, in sequence order.
+ */
+public final class EventReader {
+
+	private final CqlSession session;
+
+	private final CassandraJournalOptions options;
+
+	private final JournalStatements statements;
+
+	private final EventSerializer serializer;
+
+	public EventReader(CqlSession session, CassandraJournalOptions options, JournalStatements statements,
+			EventSerializer serializer) {
+		this.session = session;
+		this.options = options;
+		this.statements = statements;
+		this.serializer = serializer;
+	}
+
+	public CompletionStage<Long> head(String persistenceId) {
+		return this.session.executeAsync(this.statements.selectHead.bind(persistenceId)).thenApply((rs) -> {
+			Row row = rs.one();
+			return (row != null) ? row.getLong("max_sequence_nr") : 0L;
+		});
+	}
+
+	public <E> CompletionStage<Long> replay(String persistenceId, long from, long to, Class<E> type,
+			Consumer<? super PersistentEvent<E>> consumer) {
+		return head(persistenceId).thenCompose((head) -> {
+			long upper = Math.min(to, head);
+			AtomicLong last = new AtomicLong();
+			if (upper < from) {
+				return CompletableFuture.completedFuture(0L);
+			}
+			long firstPartition = partitionOf(from);
+			long lastPartition = partitionOf(upper);
+			return readPartitions(persistenceId, firstPartition, lastPartition, from, upper, (row) -> {
+				PersistentEvent<E> event = toEvent(persistenceId, row, type);
+				last.set(event.sequenceNr());
+				consumer.accept(event);
+			}).thenApply((ignored) -> last.get());
+		});
+	}
+
+	private CompletionStage<Void> readPartitions(String persistenceId, long partition, long lastPartition, long from,
+			long to, Consumer<Row> action) {
+		CompletionStage<Void> current = AsyncPaging.forEachRow(
+				this.session.executeAsync(this.statements.selectEvents.bind(persistenceId, partition, from, to)), action);
+		if (partition == lastPartition) {
+			return current;
+		}
+		return current.thenCompose((ignored) -> readPartitions(persistenceId, partition + 1, lastPartition, from, to,
+				action));
+	}
+
+	public long partitionOf(long sequenceNr) {
+		return (sequenceNr - 1) / this.options.partitionSize();
+	}
+
+	private <E> PersistentEvent<E> toEvent(String persistenceId, Row row, Class<E> type) {
+		long sequenceNr = row.getLong("sequence_nr");
+		String payload = row.getString("payload");
+		E value;
+		try {
+			value = this.serializer.deserialize((payload != null) ? payload : "null", type);
+		}
+		catch (JournalSerializationException ex) {
+			throw new JournalSerializationException("Event " + persistenceId + "#" + sequenceNr + ": " + ex.getMessage(),
+					ex);
+		}
+		return new PersistentEvent<>(persistenceId, sequenceNr, Instant.ofEpochMilli(row.getLong("timestamp")),
+				row.getSet("tags", String.class), value);
+	}
+
+}

@@ -1,0 +1,75 @@
+package io.cassandrajournal.internal;
+
+import java.util.List;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.internal.TableDefinition.Column;
+
+/**
+ * The CQL of every table, exactly as the reference implementation defines the shared ones (events,
+ * metadata, all_persistence_ids, events_by_tag, snapshots), so a keyspace written by either
+ * implementation is readable by the other. {@code durable_state} is ours.
+ */
+public final class JournalTables {
+
+	private JournalTables() {
+	}
+
+	public static TableDefinition events(CassandraJournalOptions o) {
+		String ks = o.requireKeyspace();
+		return new TableDefinition(o.eventsTable(), "CREATE TABLE IF NOT EXISTS " + ks + "." + o.eventsTable() + " ("
+				+ "persistence_id text, partition_nr bigint, sequence_nr bigint, timestamp bigint, payload text, "
+				+ "tags set<text>, PRIMARY KEY ((persistence_id, partition_nr), sequence_nr)"
+				+ ") WITH CLUSTERING ORDER BY (sequence_nr ASC)",
+				List.of(Column.partitionKey("persistence_id", "text", 0), Column.partitionKey("partition_nr", "bigint", 1),
+						Column.clustering("sequence_nr", "bigint", 0, "asc"), Column.regular("timestamp", "bigint"),
+						Column.regular("payload", "text"), Column.regular("tags", "set<text>")));
+	}
+
+	public static TableDefinition metadata(CassandraJournalOptions o) {
+		String ks = o.requireKeyspace();
+		return new TableDefinition(o.metadataTable(), "CREATE TABLE IF NOT EXISTS " + ks + "." + o.metadataTable()
+				+ " (persistence_id text PRIMARY KEY, max_sequence_nr bigint, updated_at bigint)",
+				List.of(Column.partitionKey("persistence_id", "text", 0), Column.regular("max_sequence_nr", "bigint"),
+						Column.regular("updated_at", "bigint")));
+	}
+
+	public static TableDefinition allIds(CassandraJournalOptions o) {
+		String ks = o.requireKeyspace();
+		return new TableDefinition(o.allIdsTable(), "CREATE TABLE IF NOT EXISTS " + ks + "." + o.allIdsTable()
+				+ " (tag text, persistence_id text, PRIMARY KEY (tag, persistence_id))",
+				List.of(Column.partitionKey("tag", "text", 0), Column.clustering("persistence_id", "text", 0, "asc")));
+	}
+
+	public static TableDefinition tagIndex(CassandraJournalOptions o) {
+		String ks = o.requireKeyspace();
+		return new TableDefinition(o.tagIndexTable(), "CREATE TABLE IF NOT EXISTS " + ks + "." + o.tagIndexTable()
+				+ " (tag text, timestamp bigint, persistence_id text, sequence_nr bigint, payload text, tags set<text>, "
+				+ "PRIMARY KEY ((tag), timestamp, persistence_id, sequence_nr)) "
+				+ "WITH CLUSTERING ORDER BY (timestamp ASC, persistence_id ASC, sequence_nr ASC)",
+				List.of(Column.partitionKey("tag", "text", 0), Column.clustering("timestamp", "bigint", 0, "asc"),
+						Column.clustering("persistence_id", "text", 1, "asc"),
+						Column.clustering("sequence_nr", "bigint", 2, "asc"), Column.regular("payload", "text"),
+						Column.regular("tags", "set<text>")));
+	}
+
+	public static TableDefinition snapshots(CassandraJournalOptions o) {
+		String ks = o.requireKeyspace();
+		return new TableDefinition(o.snapshotsTable(), "CREATE TABLE IF NOT EXISTS " + ks + "." + o.snapshotsTable()
+				+ " (persistence_id text, sequence_nr bigint, timestamp bigint, payload text, "
+				+ "PRIMARY KEY (persistence_id, sequence_nr)) WITH CLUSTERING ORDER BY (sequence_nr DESC)",
+				List.of(Column.partitionKey("persistence_id", "text", 0),
+						Column.clustering("sequence_nr", "bigint", 0, "desc"), Column.regular("timestamp", "bigint"),
+						Column.regular("payload", "text")));
+	}
+
+	public static TableDefinition durableState(CassandraJournalOptions o) {
+		String ks = o.requireKeyspace();
+		return new TableDefinition(o.durableStateTable(), "CREATE TABLE IF NOT EXISTS " + ks + "."
+				+ o.durableStateTable() + " (persistence_id text PRIMARY KEY, revision bigint, payload text, "
+				+ "updated_at bigint)",
+				List.of(Column.partitionKey("persistence_id", "text", 0), Column.regular("revision", "bigint"),
+						Column.regular("payload", "text"), Column.regular("updated_at", "bigint")));
+	}
+
+}

@@ -1,0 +1,223 @@
+package io.cassandrajournal.journal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.internal.AppendValidation;
+import io.cassandrajournal.internal.AppendWriter;
+import io.cassandrajournal.internal.ConsistencyChecker;
+import io.cassandrajournal.internal.Errors;
+import io.cassandrajournal.internal.EventReader;
+import io.cassandrajournal.internal.JournalStatements;
+import io.cassandrajournal.internal.JournalTables;
+import io.cassandrajournal.internal.SchemaManager;
+import io.cassandrajournal.internal.TableDefinition;
+import io.cassandrajournal.serialization.EventSerializer;
+
+/**
+ * The {@link Journal} on Apache Cassandra, with the reference implementation's tables and contracts.
+ * <p>
+ * <b>Appends.</b> Each append claims its sequence range with one lightweight transaction on the
+ * persistenceId's {@code metadata} row ({@code INSERT ... IF NOT EXISTS} for the first append,
+ * {@code UPDATE ... IF max_sequence_nr = ?} after), so of two concurrent writers exactly one wins and the
+ * other gets {@link JournalConcurrencyException} with the winner's head. The events then go in one unlogged
+ * batch per {@code partition_nr} bucket (and, with the tag index on, one batch per tag). If a batch fails,
+ * the claim is released (conditionally on the claimed value) and the same append can be retried.
+ * <p>
+ * <b>The crash window.</b> A process that dies between claim and batch leaves a gap: the head is above
+ * the highest stored event. {@link #checkConsistency(String)} reports it; replays skip it and the next
+ * append continues after the head.
+ * <p>
+ * <b>Better than the reference.</b> Replays read every page (the reference reads the driver's first
+ * page only), and a claim whose Paxos round timed out is resolved with a serial read instead of being
+ * reported as failed when it actually won.
+ * <p>
+ * Create one per application with {@link #create(CqlSession, CassandraJournalOptions, EventSerializer)}; it
+ * is thread-safe and does not own the session.
+ */
+public final class CassandraJournal implements Journal {
+
+	private static final Logger logger = LoggerFactory.getLogger(CassandraJournal.class);
+
+	private final CassandraJournalOptions options;
+
+	private final EventSerializer serializer;
+
+	private final AppendWriter writer;
+
+	private final EventReader reader;
+
+	private final ConsistencyChecker checker;
+
+	private final JournalStatements statements;
+
+	private final CqlSession session;
+
+	private final List<AppendListener> listeners = new CopyOnWriteArrayList<>();
+
+	private CassandraJournal(CqlSession session, CassandraJournalOptions options, EventSerializer serializer) {
+		this.session = session;
+		this.options = options;
+		this.serializer = serializer;
+		this.statements = new JournalStatements(session, options);
+		this.writer = new AppendWriter(session, options, this.statements);
+		this.reader = new EventReader(session, options, this.statements, serializer);
+		this.checker = new ConsistencyChecker(session, this.statements, this.reader);
+	}
+
+	/**
+	 * Checks the keyspace, creates or checks the tables, and prepares every statement.
+	 * @param session an open session (not closed by the journal)
+	 * @param options the options; the keyspace must be set and exist
+	 * @param serializer turns payloads into JSON text
+	 * @return a ready journal
+	 * @throws io.cassandrajournal.JournalSchemaException if the keyspace or a table is missing or wrong
+	 */
+	public static CassandraJournal create(CqlSession session, CassandraJournalOptions options,
+			EventSerializer serializer) {
+		Objects.requireNonNull(session, "session");
+		Objects.requireNonNull(options, "options");
+		Objects.requireNonNull(serializer, "serializer");
+		SchemaManager.ensure(session, options, tables(options));
+		return new CassandraJournal(session, options, serializer);
+	}
+
+	/**
+	 * @param options the journal options
+	 * @return the tables this journal needs with these options
+	 */
+	public static List<TableDefinition> tables(CassandraJournalOptions options) {
+		List<TableDefinition> tables = new ArrayList<>(List.of(JournalTables.events(options),
+				JournalTables.metadata(options), JournalTables.allIds(options)));
+		if (options.useTagIndex()) {
+			tables.add(JournalTables.tagIndex(options));
+		}
+		return tables;
+	}
+
+	@Override
+	public CompletionStage<AppendResult> append(String persistenceId, long expectedSequenceNr,
+			List<EventToAppend> events) {
+		List<String> payloads;
+		try {
+			payloads = AppendValidation.check(persistenceId, expectedSequenceNr, events, this.serializer);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return Errors.translating(this.writer.append(persistenceId, expectedSequenceNr, events, payloads),
+				"Append to", persistenceId)
+			.thenApply((result) -> {
+				notifyListeners(result);
+				return result;
+			});
+	}
+
+	@Override
+	public <E> CompletionStage<Long> replay(String persistenceId, long fromSequenceNr, long toSequenceNr,
+			Class<E> payloadType, Consumer<? super PersistentEvent<E>> consumer) {
+		try {
+			AppendValidation.checkPersistenceId(persistenceId);
+			AppendValidation.checkRange(fromSequenceNr, toSequenceNr);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return Errors.translating(this.reader.replay(persistenceId, fromSequenceNr, toSequenceNr, payloadType, consumer),
+				"Replay of", persistenceId);
+	}
+
+	@Override
+	public CompletionStage<Long> highestSequenceNr(String persistenceId) {
+		try {
+			AppendValidation.checkPersistenceId(persistenceId);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return Errors.translating(this.reader.head(persistenceId), "Reading the head of", persistenceId);
+	}
+
+	@Override
+	public CompletionStage<Void> deleteTo(String persistenceId, long toSequenceNr) {
+		try {
+			AppendValidation.checkPersistenceId(persistenceId);
+			AppendValidation.checkRange(1, toSequenceNr);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		if (toSequenceNr == 0) {
+			return CompletableFuture.completedFuture(null);
+		}
+		long lastPartition = this.reader.partitionOf(toSequenceNr);
+		boolean lastIsFull = toSequenceNr % this.options.partitionSize() == 0;
+		List<CompletableFuture<?>> deletes = new ArrayList<>();
+		for (long partition = 0; partition <= lastPartition; partition++) {
+			if (partition < lastPartition || lastIsFull) {
+				deletes.add(this.session.executeAsync(this.statements.deletePartition.bind(persistenceId, partition))
+					.toCompletableFuture());
+			}
+			else {
+				deletes.add(this.session
+					.executeAsync(this.statements.deleteRange.bind(persistenceId, partition, toSequenceNr))
+					.toCompletableFuture());
+			}
+		}
+		return Errors.translating(CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new)),
+				"Deleting events of", persistenceId);
+	}
+
+	@Override
+	public CompletionStage<ConsistencyReport> checkConsistency(String persistenceId) {
+		try {
+			AppendValidation.checkPersistenceId(persistenceId);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return Errors.translating(this.checker.check(persistenceId), "Consistency check of", persistenceId);
+	}
+
+	@Override
+	public void addAppendListener(AppendListener listener) {
+		this.listeners.add(Objects.requireNonNull(listener, "listener"));
+	}
+
+	@Override
+	public void removeAppendListener(AppendListener listener) {
+		this.listeners.remove(listener);
+	}
+
+	/** @return the options this journal was created with */
+	public CassandraJournalOptions options() {
+		return this.options;
+	}
+
+	/** @return the serializer this journal writes payloads with */
+	public EventSerializer serializer() {
+		return this.serializer;
+	}
+
+	private void notifyListeners(AppendResult result) {
+		for (AppendListener listener : this.listeners) {
+			try {
+				listener.onAppended(result);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Append listener {} failed for {}", listener, result, ex);
+			}
+		}
+	}
+
+}

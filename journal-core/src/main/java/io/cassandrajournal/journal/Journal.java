@@ -1,0 +1,79 @@
+package io.cassandrajournal.journal;
+
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
+
+/**
+ * The event journal: an append-only stream of events per persistenceId, with optimistic concurrency.
+ * <p>
+ * Contract, kept by the Cassandra and the in-memory implementations alike:
+ * <ul>
+ * <li>An append stores all its events or none, under sequence numbers {@code expected + 1 ..
+ * expected + n}, and only if the head is {@code expected}; otherwise it fails with
+ * {@link JournalConcurrencyException} carrying the actual head, and writes nothing.</li>
+ * <li>Replay delivers a persistenceId's events in sequence order, each once.</li>
+ * <li>Invalid arguments (blank persistenceId, negative sequence numbers, no events, a payload that cannot be
+ * serialized) fail the returned stage with {@link IllegalArgumentException} or
+ * {@link io.cassandrajournal.JournalSerializationException} before anything is written.</li>
+ * </ul>
+ */
+public interface Journal {
+
+	/**
+	 * Appends events to one persistenceId.
+	 * @param persistenceId the entity's id
+	 * @param expectedSequenceNr the head the caller last saw (0 for a new entity)
+	 * @param events the events, at least one
+	 * @return the stored range; fails with {@link JournalConcurrencyException} if another writer moved the
+	 * head, {@link io.cassandrajournal.JournalUnavailableException} if Cassandra failed
+	 */
+	CompletionStage<AppendResult> append(String persistenceId, long expectedSequenceNr, List<EventToAppend> events);
+
+	/**
+	 * Replays events in sequence order, page by page: memory use does not grow with the number of events.
+	 * @param <E> the payload type
+	 * @param persistenceId the entity's id
+	 * @param fromSequenceNr the first sequence number wanted (inclusive, at least 1)
+	 * @param toSequenceNr the last one wanted (inclusive); {@code Long.MAX_VALUE} for all
+	 * @param payloadType the type payloads are read as
+	 * @param consumer called once per event, in order, never concurrently; on a driver thread in the
+	 * Cassandra implementation, so it must not block
+	 * @return the sequence number of the last event delivered, 0 if none
+	 */
+	<E> CompletionStage<Long> replay(String persistenceId, long fromSequenceNr, long toSequenceNr,
+			Class<E> payloadType, Consumer<? super PersistentEvent<E>> consumer);
+
+	/**
+	 * @param persistenceId the entity's id
+	 * @return its head: the highest claimed sequence number, 0 for an unknown entity
+	 */
+	CompletionStage<Long> highestSequenceNr(String persistenceId);
+
+	/**
+	 * Deletes the events of a persistenceId up to and including a sequence number (for example after a
+	 * snapshot). The head is unchanged: later appends continue after it.
+	 * @param persistenceId the entity's id
+	 * @param toSequenceNr the last sequence number to delete
+	 * @return completes when deleted
+	 */
+	CompletionStage<Void> deleteTo(String persistenceId, long toSequenceNr);
+
+	/**
+	 * Compares the head with the stored events (see {@link ConsistencyReport}).
+	 * @param persistenceId the entity's id
+	 * @return the report
+	 */
+	CompletionStage<ConsistencyReport> checkConsistency(String persistenceId);
+
+	/**
+	 * @param listener told about every append of this journal instance
+	 */
+	void addAppendListener(AppendListener listener);
+
+	/**
+	 * @param listener a listener added before
+	 */
+	void removeAppendListener(AppendListener listener);
+
+}

@@ -1,0 +1,72 @@
+package io.cassandrajournal.testing;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.DriverTimeoutException;
+import com.datastax.oss.driver.api.core.cql.BatchStatement;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.Statement;
+
+/**
+ * A real session with switchable failures: while armed, statements matching a predicate fail with a
+ * driver timeout instead of reaching Cassandra. Everything else goes to the real node.
+ */
+public final class FaultInjectingSession {
+
+	private final CqlSession delegate;
+
+	private volatile Predicate<Statement<?>> failing = (s) -> false;
+
+	private final AtomicInteger injected = new AtomicInteger();
+
+	public FaultInjectingSession(CqlSession delegate) {
+		this.delegate = delegate;
+	}
+
+	public CqlSession session() {
+		return (CqlSession) Proxy.newProxyInstance(CqlSession.class.getClassLoader(), new Class<?>[] { CqlSession.class },
+				this::invoke);
+	}
+
+	/** Fails every batch (the event writes) until {@link #heal()}. */
+	public void failBatches() {
+		this.failing = (s) -> s instanceof BatchStatement;
+	}
+
+	/** Fails batches and conditional releases: the append dies between claim and events, as in a crash. */
+	public void failEverythingButTheClaim() {
+		this.failing = (s) -> s instanceof BatchStatement || (s instanceof BoundStatement bound
+				&& (bound.getPreparedStatement().getQuery().startsWith("DELETE")
+						|| (bound.getPreparedStatement().getQuery().contains(" IF max_sequence_nr")
+								&& injected.get() > 0)));
+	}
+
+	public void heal() {
+		this.failing = (s) -> false;
+	}
+
+	public int injected() {
+		return this.injected.get();
+	}
+
+	private Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+		if (method.getName().equals("executeAsync") && args != null && args.length == 1
+				&& args[0] instanceof Statement<?> statement && this.failing.test(statement)) {
+			this.injected.incrementAndGet();
+			return CompletableFuture.failedFuture(new DriverTimeoutException("injected failure"));
+		}
+		try {
+			return method.invoke(this.delegate, args);
+		}
+		catch (InvocationTargetException ex) {
+			throw ex.getCause();
+		}
+	}
+
+}
