@@ -186,6 +186,14 @@ public final class CassandraNode implements AutoCloseable {
 		RUNNING.remove(this);
 	}
 
+	/**
+	 * @param address a CQL contact point
+	 * @return whether something there answers the native protocol's {@code OPTIONS} request
+	 */
+	public static boolean answersCql(InetSocketAddress address) {
+		return CqlProbe.answers(address, 1000);
+	}
+
 	/** @return whether the node's process is alive */
 	public synchronized boolean isRunning() {
 		return this.process != null && this.process.isAlive();

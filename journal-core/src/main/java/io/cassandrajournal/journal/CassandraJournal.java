@@ -94,9 +94,13 @@ public final class CassandraJournal implements Journal {
 
 	/**
 	 * @param options the journal options
-	 * @return the tables this journal needs with these options
+	 * @return the names of the tables this journal needs with these options
 	 */
-	public static List<TableDefinition> tables(CassandraJournalOptions options) {
+	public static List<String> requiredTables(CassandraJournalOptions options) {
+		return tables(options).stream().map(TableDefinition::name).toList();
+	}
+
+	private static List<TableDefinition> tables(CassandraJournalOptions options) {
 		List<TableDefinition> tables = new ArrayList<>(List.of(JournalTables.events(options),
 				JournalTables.metadata(options), JournalTables.allIds(options)));
 		if (options.useTagIndex()) {

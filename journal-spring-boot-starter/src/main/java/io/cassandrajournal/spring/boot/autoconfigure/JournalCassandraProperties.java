@@ -1,0 +1,420 @@
+package io.cassandrajournal.spring.boot.autoconfigure;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration of the Cassandra journal, bound from {@code journal.cassandra.*}.
+ */
+@ConfigurationProperties("journal.cassandra")
+public class JournalCassandraProperties {
+
+	/**
+	 * Whether the journal auto-configuration is on.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Cassandra nodes to contact, as host:port. When empty, the application's own CqlSession
+	 * (spring.cassandra.*) is used.
+	 */
+	private List<String> contactPoints = new ArrayList<>();
+
+	/**
+	 * Existing keyspace holding the journal's tables; the journal creates tables, never the keyspace.
+	 */
+	private @Nullable String keyspace;
+
+	/**
+	 * Data center the driver treats as local; required with contact-points.
+	 */
+	private @Nullable String localDatacenter;
+
+	/**
+	 * User name for PasswordAuthenticator.
+	 */
+	private @Nullable String username;
+
+	/**
+	 * Password for PasswordAuthenticator.
+	 */
+	private @Nullable String password;
+
+	/**
+	 * Whether client connections use TLS with the JVM's default SSL context.
+	 */
+	private boolean ssl;
+
+	/**
+	 * How long one request may take before it fails.
+	 */
+	private Duration requestTimeout = Duration.ofSeconds(10);
+
+	/**
+	 * Name of the events table.
+	 */
+	private String eventsTable = "events";
+
+	/**
+	 * Name of the table holding each persistenceId's highest claimed sequence number.
+	 */
+	private String metadataTable = "metadata";
+
+	/**
+	 * Name of the table behind the persistenceId queries.
+	 */
+	private String allIdsTable = "all_persistence_ids";
+
+	/**
+	 * Name of the tag index side table.
+	 */
+	private String tagIndexTable = "events_by_tag";
+
+	/**
+	 * Name of the snapshots table.
+	 */
+	private String snapshotsTable = "snapshots";
+
+	/**
+	 * Name of the durable state table (projection offsets live there).
+	 */
+	private String durableStateTable = "durable_state";
+
+	/**
+	 * Rows per events partition before a persistenceId rolls over to the next partition_nr. Must match every
+	 * writer sharing the keyspace.
+	 */
+	private long partitionSize = 500_000;
+
+	/**
+	 * Whether missing tables are created at start-up; when false, start-up fails naming the missing table.
+	 */
+	private boolean autoCreateTables = true;
+
+	/**
+	 * Whether appends also write the events_by_tag index.
+	 */
+	private boolean useTagIndex;
+
+	/**
+	 * Consistency level of every read and write, by name (LOCAL_QUORUM) or by the driver's numeric code (6).
+	 */
+	private DefaultConsistencyLevel consistency = DefaultConsistencyLevel.LOCAL_QUORUM;
+
+	/**
+	 * Whether appends claim their sequence range with a lightweight transaction. Turning it off is unsafe
+	 * with more than one writer per persistenceId.
+	 */
+	private boolean lightweightTransactions = true;
+
+	/**
+	 * Paxos consistency of the append claim (SERIAL or LOCAL_SERIAL, or 8 / 9); unset leaves the driver's
+	 * SERIAL. Use LOCAL_SERIAL on a multi-DC keyspace.
+	 */
+	private @Nullable DefaultConsistencyLevel serialConsistency;
+
+	/**
+	 * Number of all_persistence_ids partitions new ids are spread over. 1 keeps the reference layout
+	 * (tag '_all').
+	 */
+	private int persistenceIdBuckets = 1;
+
+	/**
+	 * Rows fetched per page by replays and queries.
+	 */
+	private int pageSize = 1000;
+
+	/**
+	 * Embedded development node.
+	 */
+	private final Embedded embedded = new Embedded();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public List<String> getContactPoints() {
+		return this.contactPoints;
+	}
+
+	public void setContactPoints(List<String> contactPoints) {
+		this.contactPoints = contactPoints;
+	}
+
+	public @Nullable String getKeyspace() {
+		return this.keyspace;
+	}
+
+	public void setKeyspace(@Nullable String keyspace) {
+		this.keyspace = keyspace;
+	}
+
+	public @Nullable String getLocalDatacenter() {
+		return this.localDatacenter;
+	}
+
+	public void setLocalDatacenter(@Nullable String localDatacenter) {
+		this.localDatacenter = localDatacenter;
+	}
+
+	public @Nullable String getUsername() {
+		return this.username;
+	}
+
+	public void setUsername(@Nullable String username) {
+		this.username = username;
+	}
+
+	public @Nullable String getPassword() {
+		return this.password;
+	}
+
+	public void setPassword(@Nullable String password) {
+		this.password = password;
+	}
+
+	public boolean isSsl() {
+		return this.ssl;
+	}
+
+	public void setSsl(boolean ssl) {
+		this.ssl = ssl;
+	}
+
+	public Duration getRequestTimeout() {
+		return this.requestTimeout;
+	}
+
+	public void setRequestTimeout(Duration requestTimeout) {
+		this.requestTimeout = requestTimeout;
+	}
+
+	public String getEventsTable() {
+		return this.eventsTable;
+	}
+
+	public void setEventsTable(String eventsTable) {
+		this.eventsTable = eventsTable;
+	}
+
+	public String getMetadataTable() {
+		return this.metadataTable;
+	}
+
+	public void setMetadataTable(String metadataTable) {
+		this.metadataTable = metadataTable;
+	}
+
+	public String getAllIdsTable() {
+		return this.allIdsTable;
+	}
+
+	public void setAllIdsTable(String allIdsTable) {
+		this.allIdsTable = allIdsTable;
+	}
+
+	public String getTagIndexTable() {
+		return this.tagIndexTable;
+	}
+
+	public void setTagIndexTable(String tagIndexTable) {
+		this.tagIndexTable = tagIndexTable;
+	}
+
+	public String getSnapshotsTable() {
+		return this.snapshotsTable;
+	}
+
+	public void setSnapshotsTable(String snapshotsTable) {
+		this.snapshotsTable = snapshotsTable;
+	}
+
+	public String getDurableStateTable() {
+		return this.durableStateTable;
+	}
+
+	public void setDurableStateTable(String durableStateTable) {
+		this.durableStateTable = durableStateTable;
+	}
+
+	public long getPartitionSize() {
+		return this.partitionSize;
+	}
+
+	public void setPartitionSize(long partitionSize) {
+		this.partitionSize = partitionSize;
+	}
+
+	public boolean isAutoCreateTables() {
+		return this.autoCreateTables;
+	}
+
+	public void setAutoCreateTables(boolean autoCreateTables) {
+		this.autoCreateTables = autoCreateTables;
+	}
+
+	public boolean isUseTagIndex() {
+		return this.useTagIndex;
+	}
+
+	public void setUseTagIndex(boolean useTagIndex) {
+		this.useTagIndex = useTagIndex;
+	}
+
+	public DefaultConsistencyLevel getConsistency() {
+		return this.consistency;
+	}
+
+	public void setConsistency(DefaultConsistencyLevel consistency) {
+		this.consistency = consistency;
+	}
+
+	public boolean isLightweightTransactions() {
+		return this.lightweightTransactions;
+	}
+
+	public void setLightweightTransactions(boolean lightweightTransactions) {
+		this.lightweightTransactions = lightweightTransactions;
+	}
+
+	public @Nullable DefaultConsistencyLevel getSerialConsistency() {
+		return this.serialConsistency;
+	}
+
+	public void setSerialConsistency(@Nullable DefaultConsistencyLevel serialConsistency) {
+		this.serialConsistency = serialConsistency;
+	}
+
+	public int getPersistenceIdBuckets() {
+		return this.persistenceIdBuckets;
+	}
+
+	public void setPersistenceIdBuckets(int persistenceIdBuckets) {
+		this.persistenceIdBuckets = persistenceIdBuckets;
+	}
+
+	public int getPageSize() {
+		return this.pageSize;
+	}
+
+	public void setPageSize(int pageSize) {
+		this.pageSize = pageSize;
+	}
+
+	public Embedded getEmbedded() {
+		return this.embedded;
+	}
+
+	/**
+	 * A real Cassandra node started by the application itself (development and tests).
+	 */
+	public static class Embedded {
+
+		/**
+		 * Whether to start a Cassandra node in a child JVM when nothing answers CQL on the configured contact
+		 * point. Needs io.cassandrajournal:cassandra-launcher on the classpath.
+		 */
+		private boolean enabled;
+
+		/**
+		 * CQL port of the embedded node; 0 picks a free one. Defaults to the port of the first configured
+		 * contact point (journal.cassandra or spring.cassandra), else 9042.
+		 */
+		private @Nullable Integer port;
+
+		/**
+		 * Directory that keeps the node's data across runs. When unset, a temporary directory is used and
+		 * deleted when the application stops.
+		 */
+		private @Nullable Path directory;
+
+		/**
+		 * Whether to use a temporary directory (deleted when the JVM exits) even if a directory is set; handy
+		 * in tests of an application whose configuration names a persistent one.
+		 */
+		private boolean temporary;
+
+		/**
+		 * Maximum heap of the node's JVM.
+		 */
+		private String maxHeap = "1g";
+
+		/**
+		 * How long to wait for the node to answer CQL.
+		 */
+		private Duration startupTimeout = Duration.ofMinutes(2);
+
+		/**
+		 * Whether to create the configured keyspace (replication factor 1) on the embedded node.
+		 */
+		private boolean createKeyspace = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public @Nullable Integer getPort() {
+			return this.port;
+		}
+
+		public void setPort(@Nullable Integer port) {
+			this.port = port;
+		}
+
+		public @Nullable Path getDirectory() {
+			return this.directory;
+		}
+
+		public void setDirectory(@Nullable Path directory) {
+			this.directory = directory;
+		}
+
+		public boolean isTemporary() {
+			return this.temporary;
+		}
+
+		public void setTemporary(boolean temporary) {
+			this.temporary = temporary;
+		}
+
+		public String getMaxHeap() {
+			return this.maxHeap;
+		}
+
+		public void setMaxHeap(String maxHeap) {
+			this.maxHeap = maxHeap;
+		}
+
+		public Duration getStartupTimeout() {
+			return this.startupTimeout;
+		}
+
+		public void setStartupTimeout(Duration startupTimeout) {
+			this.startupTimeout = startupTimeout;
+		}
+
+		public boolean isCreateKeyspace() {
+			return this.createKeyspace;
+		}
+
+		public void setCreateKeyspace(boolean createKeyspace) {
+			this.createKeyspace = createKeyspace;
+		}
+
+	}
+
+}

@@ -1,0 +1,117 @@
+package io.cassandrajournal.spring.boot.embedded;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import org.apache.commons.logging.Log;
+import org.springframework.boot.EnvironmentPostProcessor;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.context.config.ConfigDataEnvironmentPostProcessor;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.logging.DeferredLogFactory;
+import org.springframework.core.Ordered;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.util.ClassUtils;
+
+import io.cassandrajournal.internal.CqlNames;
+
+/**
+ * With {@code journal.cassandra.embedded.enabled=true}: if nothing answers CQL on the configured contact
+ * point (journal's, else Spring Boot's, else {@code 127.0.0.1:9042}), starts a real Cassandra node there
+ * through the project's launcher, creates the configured keyspace on it, and points
+ * {@code spring.cassandra.*} (and {@code journal.cassandra.*} when set) at it. Runs after the application's
+ * configuration files are read and before any bean is created.
+ */
+public final class EmbeddedCassandraEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
+
+	private static final String LAUNCHER_CLASS = "io.cassandrajournal.launcher.CassandraNode";
+
+	private final Log logger;
+
+	public EmbeddedCassandraEnvironmentPostProcessor(DeferredLogFactory logFactory) {
+		this.logger = logFactory.getLog(EmbeddedCassandraEnvironmentPostProcessor.class);
+	}
+
+	@Override
+	public int getOrder() {
+		return ConfigDataEnvironmentPostProcessor.ORDER + 10;
+	}
+
+	@Override
+	public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
+		if (!environment.getProperty("journal.cassandra.embedded.enabled", Boolean.class, false)) {
+			return;
+		}
+		if (!ClassUtils.isPresent(LAUNCHER_CLASS, application.getClassLoader())) {
+			throw new IllegalStateException("journal.cassandra.embedded.enabled=true needs the launcher on the "
+					+ "classpath: add io.cassandrajournal:cassandra-launcher with all transitive dependencies excluded");
+		}
+		Binder binder = Binder.get(environment);
+		List<String> journalPoints = binder.bind("journal.cassandra.contact-points", String[].class)
+			.map(List::of)
+			.orElse(List.of());
+		List<String> springPoints = binder.bind("spring.cassandra.contact-points", String[].class)
+			.map(List::of)
+			.orElse(List.of());
+		String target = !journalPoints.isEmpty() ? journalPoints.get(0)
+				: !springPoints.isEmpty() ? springPoints.get(0) : "127.0.0.1:9042";
+		String host = target.contains(":") ? target.substring(0, target.lastIndexOf(':')) : target;
+		int configuredPort = target.contains(":") ? Integer.parseInt(target.substring(target.lastIndexOf(':') + 1))
+				: 9042;
+		int port = environment.getProperty("journal.cassandra.embedded.port", Integer.class, configuredPort);
+
+		InetSocketAddress contactPoint;
+		if (port != 0 && EmbeddedCassandra.answers(host, port)) {
+			this.logger.info("Cassandra already answers on " + host + ":" + port + "; not starting an embedded node");
+			contactPoint = new InetSocketAddress(host, port);
+		}
+		else {
+			boolean temporary = environment.getProperty("journal.cassandra.embedded.temporary", Boolean.class, false);
+			Path directory = temporary ? null
+					: binder.bind("journal.cassandra.embedded.directory", Path.class).orElse(null);
+			String maxHeap = environment.getProperty("journal.cassandra.embedded.max-heap", "1g");
+			Duration timeout = binder.bind("journal.cassandra.embedded.startup-timeout", Duration.class)
+				.orElse(Duration.ofMinutes(2));
+			long started = System.nanoTime();
+			contactPoint = EmbeddedCassandra.start(port, directory, maxHeap, timeout);
+			this.logger.info("Started an embedded Cassandra node on " + contactPoint.getHostString() + ":"
+					+ contactPoint.getPort() + " in " + Duration.ofNanos(System.nanoTime() - started).toMillis() + " ms ("
+					+ ((directory != null) ? "data in " + directory : "temporary data") + ")");
+			if (environment.getProperty("journal.cassandra.embedded.create-keyspace", Boolean.class, true)) {
+				createKeyspace(environment, contactPoint);
+			}
+		}
+		String point = contactPoint.getHostString() + ":" + contactPoint.getPort();
+		Map<String, Object> properties = new HashMap<>();
+		properties.put("spring.cassandra.contact-points", point);
+		properties.put("spring.cassandra.local-datacenter", "datacenter1");
+		if (!journalPoints.isEmpty()) {
+			properties.put("journal.cassandra.contact-points", point);
+			properties.put("journal.cassandra.local-datacenter", "datacenter1");
+		}
+		environment.getPropertySources().addFirst(new MapPropertySource("journalEmbeddedCassandra", properties));
+	}
+
+	private void createKeyspace(ConfigurableEnvironment environment, InetSocketAddress contactPoint) {
+		String keyspace = environment.getProperty("journal.cassandra.keyspace",
+				environment.getProperty("spring.cassandra.keyspace-name", ""));
+		if (keyspace.isEmpty()) {
+			return;
+		}
+		String name = CqlNames.check("journal.cassandra.keyspace", keyspace);
+		try (CqlSession session = CqlSession.builder()
+			.addContactPoint(contactPoint)
+			.withLocalDatacenter("datacenter1")
+			.build()) {
+			session.execute("CREATE KEYSPACE IF NOT EXISTS " + name
+					+ " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+		}
+	}
+
+}

@@ -1,0 +1,99 @@
+package io.cassandrajournal.sample;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Map;
+
+import tools.jackson.databind.json.JsonMapper;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.Row;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The sample as a user meets it: it starts its own embedded Cassandra node (here on a free port, in a
+ * temporary directory), reports health with Cassandra in it, and serves the account API, storing events
+ * in the reference format.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "journal.cassandra.embedded.port=0", "journal.cassandra.embedded.temporary=true",
+				"journal.cassandra.embedded.max-heap=512m" })
+class BankApplicationIT {
+
+	@LocalServerPort
+	private int port;
+
+	private final HttpClient client = HttpClient.newHttpClient();
+
+	private final JsonMapper json = JsonMapper.builder().build();
+
+	@Autowired
+	private CqlSession session;
+
+	@Test
+	void healthIsUpWithCassandraAndTheJournal() throws Exception {
+		Response health = get("/actuator/health");
+		assertThat(health.status()).isEqualTo(200);
+		assertThat(health.body()).containsEntry("status", "UP");
+		Map<?, ?> components = (Map<?, ?>) health.body().get("components");
+		assertThat(((Map<?, ?>) components.get("cassandra")).get("status")).isEqualTo("UP");
+		assertThat(((Map<?, ?>) components.get("journal")).get("status")).isEqualTo("UP");
+	}
+
+	@Test
+	void accountApiAppliesTheBusinessRulesAndAnswersProblems() throws Exception {
+		assertThat(post("/accounts/it-1", "").status()).isEqualTo(201);
+		assertThat(post("/accounts/it-1", "").status()).isEqualTo(409);
+		assertThat(post("/accounts/it-1/deposits", "{\"amount\": 25}").body()).containsEntry("balance", 25);
+		assertThat(post("/accounts/it-1/withdrawals", "{\"amount\": 10}").body()).containsEntry("balance", 15);
+		Response overdraw = post("/accounts/it-1/withdrawals", "{\"amount\": 100}");
+		assertThat(overdraw.status()).isEqualTo(422);
+		assertThat(overdraw.contentType()).contains("problem+json");
+		assertThat(overdraw.body()).containsEntry("title", "Insufficient funds");
+		assertThat(post("/accounts/it-1/deposits", "{\"amount\": -5}").status()).isEqualTo(400);
+		assertThat(post("/accounts/it-1/deposits", "{\"amount\": \"ten\"}").status()).isEqualTo(400);
+		assertThat(post("/accounts/it-1/deposits", "{not json").status()).isEqualTo(400);
+		assertThat(post("/accounts/nobody/deposits", "{\"amount\": 5}").status()).isEqualTo(404);
+		assertThat(get("/accounts/nobody").status()).isEqualTo(404);
+		assertThat(get("/accounts/it-1").body()).containsEntry("balance", 15);
+
+		Row deposit = this.session.execute("SELECT payload, tags FROM bank.events WHERE persistence_id = 'account-it-1' "
+				+ "AND partition_nr = 0 AND sequence_nr = 2").one();
+		assertThat(deposit.getString("payload")).isEqualTo("{\"kind\":\"deposited\",\"amount\":25}");
+		assertThat(deposit.getSet("tags", String.class)).containsExactly("account");
+	}
+
+	record Response(int status, String contentType, Map<String, Object> body) {
+	}
+
+	private Response get(String path) throws IOException, InterruptedException {
+		return send(HttpRequest.newBuilder(uri(path)).GET().build());
+	}
+
+	private Response post(String path, String body) throws IOException, InterruptedException {
+		return send(HttpRequest.newBuilder(uri(path))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(body))
+			.build());
+	}
+
+	private URI uri(String path) {
+		return URI.create("http://localhost:" + this.port + path);
+	}
+
+	@SuppressWarnings("unchecked")
+	private Response send(HttpRequest request) throws IOException, InterruptedException {
+		HttpResponse<String> response = this.client.send(request, HttpResponse.BodyHandlers.ofString());
+		Map<String, Object> body = response.body().isBlank() ? Map.of() : this.json.readValue(response.body(), Map.class);
+		return new Response(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""), body);
+	}
+
+}
