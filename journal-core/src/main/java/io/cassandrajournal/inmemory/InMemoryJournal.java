@@ -15,7 +15,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
+
 import io.cassandrajournal.internal.AppendValidation;
+import io.cassandrajournal.internal.Utf8Order;
 import io.cassandrajournal.journal.AppendListener;
 import io.cassandrajournal.journal.AppendResult;
 import io.cassandrajournal.journal.ConsistencyReport;
@@ -170,9 +173,15 @@ public final class InMemoryJournal implements Journal {
 		this.listeners.remove(listener);
 	}
 
-	/** @return every persistenceId with at least one append, in no particular order */
-	public Set<String> persistenceIds() {
-		return Set.copyOf(this.streams.keySet());
+	@Override
+	public CompletionStage<List<String>> persistenceIds(@Nullable String afterId, int limit) {
+		if (limit < 1) {
+			return CompletableFuture.failedFuture(new IllegalArgumentException("limit must be at least 1, was " + limit));
+		}
+		java.util.TreeSet<String> sorted = new java.util.TreeSet<>(Utf8Order.COMPARATOR);
+		sorted.addAll(this.streams.keySet());
+		java.util.SortedSet<String> tail = (afterId == null) ? sorted : sorted.tailSet(afterId, false);
+		return CompletableFuture.completedFuture(tail.stream().limit(limit).toList());
 	}
 
 	private static final class Stream {

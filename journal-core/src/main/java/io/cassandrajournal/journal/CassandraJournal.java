@@ -9,6 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +21,7 @@ import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.internal.EventReader;
 import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.JournalTables;
+import io.cassandrajournal.internal.PersistenceIdReader;
 import io.cassandrajournal.internal.SchemaManager;
 import io.cassandrajournal.internal.TableDefinition;
 import io.cassandrajournal.serialization.EventSerializer;
@@ -61,6 +63,8 @@ public final class CassandraJournal implements Journal {
 
 	private final JournalStatements statements;
 
+	private final PersistenceIdReader persistenceIds;
+
 	private final CqlSession session;
 
 	private final List<AppendListener> listeners = new CopyOnWriteArrayList<>();
@@ -73,6 +77,7 @@ public final class CassandraJournal implements Journal {
 		this.writer = new AppendWriter(session, options, this.statements);
 		this.reader = new EventReader(session, options, this.statements, serializer);
 		this.checker = new ConsistencyChecker(session, this.statements, this.reader);
+		this.persistenceIds = new PersistenceIdReader(session, options);
 	}
 
 	/**
@@ -191,6 +196,15 @@ public final class CassandraJournal implements Journal {
 			return CompletableFuture.failedFuture(ex);
 		}
 		return Errors.translating(this.checker.check(persistenceId), "Consistency check of", persistenceId);
+	}
+
+	@Override
+	public CompletionStage<List<String>> persistenceIds(@Nullable String afterId, int limit) {
+		if (limit < 1) {
+			return CompletableFuture.failedFuture(new IllegalArgumentException("limit must be at least 1, was " + limit));
+		}
+		return Errors.translating(this.persistenceIds.page(afterId, limit), "Listing persistenceIds after",
+				String.valueOf(afterId));
 	}
 
 	@Override

@@ -4,6 +4,10 @@ import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
+
+import io.cassandrajournal.internal.ConsistencySweep;
+
 /**
  * The event journal: an append-only stream of events per persistenceId, with optimistic concurrency.
  * <p>
@@ -65,6 +69,23 @@ public interface Journal {
 	 * @return the report
 	 */
 	CompletionStage<ConsistencyReport> checkConsistency(String persistenceId);
+
+	/**
+	 * Checks every persistenceId of the journal, one page of ids at a time.
+	 * @param onGap called for each persistenceId whose report {@linkplain ConsistencyReport#hasGap() has a gap}
+	 * @return how many persistenceIds were checked
+	 */
+	default CompletionStage<Long> checkConsistencyOfAll(Consumer<ConsistencyReport> onGap) {
+		return ConsistencySweep.run(this, onGap);
+	}
+
+	/**
+	 * Lists persistenceIds in ascending order, one page at a time: pass the last id of a page to get the next.
+	 * @param afterId the last id of the previous page, or {@code null} to start
+	 * @param limit the page size, at least 1
+	 * @return at most {@code limit} ids; fewer only on the last page
+	 */
+	CompletionStage<List<String>> persistenceIds(@Nullable String afterId, int limit);
 
 	/**
 	 * @param listener told about every append of this journal instance

@@ -221,6 +221,36 @@ class CassandraJournalIT extends JournalContract {
 		assertThat(replayAll(faulty, id)).extracting(PersistentEvent::sequenceNr).containsExactly(1L, 2L, 5L);
 		assertThat(result(faulty.checkConsistency(id)).missing())
 			.containsExactly(new ConsistencyReport.SequenceRange(3, 4));
+
+		List<ConsistencyReport> gaps = new CopyOnWriteArrayList<>();
+		long checked = result(faulty.checkConsistencyOfAll(gaps::add));
+		assertThat(checked).isGreaterThan(1);
+		assertThat(gaps).extracting(ConsistencyReport::persistenceId).contains(id);
+		assertThat(gaps).allSatisfy((gap) -> assertThat(gap.hasGap()).isTrue());
+	}
+
+	@Test
+	void spreadsPersistenceIdsOverBucketsAndStillListsReferenceRows() {
+		CassandraJournal bucketed = CassandraJournal.create(session(), this.options.withPersistenceIdBuckets(4),
+				new JacksonEventSerializer());
+		String prefix = "bucketed-" + System.nanoTime() + "-";
+		for (int i = 0; i < 12; i++) {
+			result(bucketed.append(prefix + i, 0, List.of(EventToAppend.of(new Opened()))));
+		}
+		session().execute("INSERT INTO all_persistence_ids (tag, persistence_id) VALUES ('_all', ?)", prefix + "ts");
+		List<String> buckets = session().execute("SELECT tag FROM all_persistence_ids WHERE tag IN "
+				+ "('_all/0', '_all/1', '_all/2', '_all/3')").all().stream().map((r) -> r.getString(0)).distinct().toList();
+		assertThat(buckets).hasSizeGreaterThan(1);
+		List<String> listed = new ArrayList<>();
+		String after = null;
+		List<String> page;
+		do {
+			page = result(bucketed.persistenceIds(after, 5));
+			page.stream().filter((id) -> id.startsWith(prefix)).forEach(listed::add);
+			after = page.isEmpty() ? after : page.get(page.size() - 1);
+		}
+		while (page.size() == 5);
+		assertThat(listed).hasSize(13).contains(prefix + "ts").isSortedAccordingTo(String::compareTo);
 	}
 
 	@Test

@@ -154,6 +154,30 @@ public abstract class JournalContract {
 	}
 
 	@Test
+	void listsPersistenceIdsPageByPageInOrder() {
+		String prefix = "list-" + UUID.randomUUID() + "-";
+		List<String> mine = List.of(prefix + "a", prefix + "b", prefix + "c", prefix + "d", prefix + "e");
+		for (String id : mine) {
+			result(journal().append(id, 0, List.of(EventToAppend.of(new Opened()))));
+		}
+		List<String> seen = new ArrayList<>();
+		String after = null;
+		int pages = 0;
+		while (true) {
+			List<String> page = result(journal().persistenceIds(after, 2));
+			assertThat(page.size()).isLessThanOrEqualTo(2);
+			pages++;
+			page.stream().filter((id) -> id.startsWith(prefix)).forEach(seen::add);
+			if (page.size() < 2) {
+				break;
+			}
+			after = page.get(page.size() - 1);
+		}
+		assertThat(seen).containsExactlyElementsOf(mine);
+		assertThat(pages).isGreaterThanOrEqualTo(3);
+	}
+
+	@Test
 	void tellsAppendListenersAfterTheAppend() {
 		List<AppendResult> seen = new CopyOnWriteArrayList<>();
 		AppendListener listener = seen::add;
