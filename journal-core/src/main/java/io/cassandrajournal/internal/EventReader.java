@@ -43,6 +43,14 @@ public final class EventReader {
 		});
 	}
 
+	/**
+	 * Replays with payloads as the stored JSON text (for copying rows, such as the tag index backfill).
+	 */
+	public CompletionStage<Long> replayRaw(String persistenceId, long from, long to,
+			Consumer<? super PersistentEvent<String>> consumer) {
+		return replay(persistenceId, from, to, null, consumer);
+	}
+
 	public <E> CompletionStage<Long> replay(String persistenceId, long from, long to, Class<E> type,
 			Consumer<? super PersistentEvent<E>> consumer) {
 		return head(persistenceId).thenCompose((head) -> {
@@ -81,7 +89,9 @@ public final class EventReader {
 		String payload = row.getString("payload");
 		E value;
 		try {
-			value = this.serializer.deserialize((payload != null) ? payload : "null", type);
+			@SuppressWarnings("unchecked")
+			E raw = (E) ((payload != null) ? payload : "null");
+			value = (type == null) ? raw : this.serializer.deserialize(raw.toString(), type);
 		}
 		catch (JournalSerializationException ex) {
 			throw new JournalSerializationException("Event " + persistenceId + "#" + sequenceNr + ": " + ex.getMessage(),

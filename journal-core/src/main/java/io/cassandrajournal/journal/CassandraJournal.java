@@ -146,6 +146,28 @@ public final class CassandraJournal implements Journal {
 				"Replay of", persistenceId);
 	}
 
+	/**
+	 * Replays with payloads as the stored JSON text, without deserializing them (for tools that copy or
+	 * inspect rows).
+	 * @param persistenceId the entity
+	 * @param fromSequenceNr first sequence number (inclusive)
+	 * @param toSequenceNr last sequence number (inclusive)
+	 * @param consumer called per event in order, on a driver thread
+	 * @return the last sequence number delivered, 0 if none
+	 */
+	public CompletionStage<Long> replayRaw(String persistenceId, long fromSequenceNr, long toSequenceNr,
+			Consumer<? super PersistentEvent<String>> consumer) {
+		try {
+			AppendValidation.checkPersistenceId(persistenceId);
+			AppendValidation.checkRange(fromSequenceNr, toSequenceNr);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return Errors.translating(this.reader.replayRaw(persistenceId, fromSequenceNr, toSequenceNr, consumer),
+				"Replay of", persistenceId);
+	}
+
 	@Override
 	public CompletionStage<Long> highestSequenceNr(String persistenceId) {
 		try {

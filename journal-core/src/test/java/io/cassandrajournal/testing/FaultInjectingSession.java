@@ -25,6 +25,8 @@ public final class FaultInjectingSession {
 
 	private final AtomicInteger injected = new AtomicInteger();
 
+	private volatile long batchDelayMillis;
+
 	public FaultInjectingSession(CqlSession delegate) {
 		this.delegate = delegate;
 	}
@@ -47,6 +49,11 @@ public final class FaultInjectingSession {
 								&& injected.get() > 0)));
 	}
 
+	/** Delays every batch: the events are stamped and claimed, then become visible this much later. */
+	public void delayBatches(java.time.Duration delay) {
+		this.batchDelayMillis = delay.toMillis();
+	}
+
 	public void heal() {
 		this.failing = (s) -> false;
 	}
@@ -60,6 +67,13 @@ public final class FaultInjectingSession {
 				&& args[0] instanceof Statement<?> statement && this.failing.test(statement)) {
 			this.injected.incrementAndGet();
 			return CompletableFuture.failedFuture(new DriverTimeoutException("injected failure"));
+		}
+		if (this.batchDelayMillis > 0 && method.getName().equals("executeAsync") && args != null && args.length == 1
+				&& args[0] instanceof BatchStatement) {
+			java.util.concurrent.Executor later = CompletableFuture.delayedExecutor(this.batchDelayMillis,
+					java.util.concurrent.TimeUnit.MILLISECONDS);
+			return CompletableFuture.supplyAsync(() -> null, later)
+				.thenCompose((ignored) -> this.delegate.executeAsync((Statement<?>) args[0]));
 		}
 		try {
 			return method.invoke(this.delegate, args);

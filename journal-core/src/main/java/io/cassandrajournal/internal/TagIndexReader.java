@@ -1,0 +1,109 @@
+package io.cassandrajournal.internal;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Row;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.journal.PersistentEvent;
+import io.cassandrajournal.query.EventsPage;
+import io.cassandrajournal.query.TagFilter;
+import io.cassandrajournal.query.TagOffset;
+import io.cassandrajournal.query.TaggedEvent;
+
+/**
+ * Reads the tag index. Plans: a filter with {@code all} tags walks the partition of one of them and
+ * refines rows with the whole filter (the row carries every tag of the event); a filter with only
+ * {@code any} tags walks each tag's partition, merges them in offset order and drops duplicates (an event
+ * carrying two of the tags is in both partitions). Each page is one bounded read per walked partition.
+ */
+public final class TagIndexReader {
+
+	private static final Comparator<Row> OFFSET_ORDER = Comparator.comparing(TagIndexReader::offsetOf);
+
+	private final CqlSession session;
+
+	private final PreparedStatement page;
+
+	public TagIndexReader(CqlSession session, CassandraJournalOptions options) {
+		this.session = session;
+		JournalStatements.Statements s = new JournalStatements.Statements(session, options);
+		this.page = s.read("SELECT timestamp, persistence_id, sequence_nr, payload, tags FROM "
+				+ options.requireKeyspace() + "." + options.tagIndexTable()
+				+ " WHERE tag = ? AND (timestamp, persistence_id, sequence_nr) > (?, ?, ?) AND (timestamp) <= (?) LIMIT ?");
+	}
+
+	/**
+	 * @return a page whose payloads are the stored JSON text, not yet deserialized (so that one bad payload
+	 * fails only its own event, where a projection's recovery strategy can deal with it)
+	 */
+	public CompletionStage<EventsPage<String>> read(TagFilter filter, TagOffset after, long upperTimestamp,
+			int limit) {
+		List<String> walked = filter.allTags().isEmpty() ? List.copyOf(filter.anyTags())
+				: List.of(filter.allTags().iterator().next());
+		List<CompletableFuture<List<Row>>> reads = new ArrayList<>();
+		for (String tag : walked) {
+			reads.add(this.session
+				.executeAsync(this.page.bind(tag, after.timestamp(), after.persistenceId(), after.sequenceNr(),
+						upperTimestamp, limit))
+				.thenApply((rs) -> {
+					List<Row> rows = new ArrayList<>(limit);
+					rs.currentPage().forEach(rows::add);
+					return rows;
+				})
+				.toCompletableFuture());
+		}
+		return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+			.thenApply((ignored) -> merge(filter, after, reads.stream().map(CompletableFuture::join).toList(), limit));
+	}
+
+	private EventsPage<String> merge(TagFilter filter, TagOffset after, List<List<Row>> streams, int limit) {
+		// Rows up to the smallest last offset of any full stream are complete in every stream.
+		TagOffset cut = null;
+		for (List<Row> rows : streams) {
+			if (rows.size() == limit) {
+				TagOffset last = offsetOf(rows.get(rows.size() - 1));
+				cut = (cut == null || last.compareTo(cut) < 0) ? last : cut;
+			}
+		}
+		Map<TagOffset, Row> merged = new LinkedHashMap<>();
+		List<Row> all = new ArrayList<>();
+		streams.forEach(all::addAll);
+		all.sort(OFFSET_ORDER);
+		TagOffset resume = after;
+		for (Row row : all) {
+			TagOffset offset = offsetOf(row);
+			if (cut != null && offset.compareTo(cut) > 0) {
+				break;
+			}
+			merged.putIfAbsent(offset, row);
+			resume = offset;
+		}
+		List<TaggedEvent<String>> events = new ArrayList<>();
+		for (Map.Entry<TagOffset, Row> entry : merged.entrySet()) {
+			Row row = entry.getValue();
+			java.util.Set<String> tags = row.getSet("tags", String.class);
+			if (filter.matches(tags)) {
+				String payload = row.getString("payload");
+				events.add(new TaggedEvent<>(entry.getKey(), new PersistentEvent<>(entry.getKey().persistenceId(),
+						entry.getKey().sequenceNr(), Instant.ofEpochMilli(entry.getKey().timestamp()), tags,
+						(payload != null) ? payload : "null")));
+			}
+		}
+		return new EventsPage<>(events, resume, cut == null);
+	}
+
+	private static TagOffset offsetOf(Row row) {
+		return new TagOffset(row.getLong("timestamp"), row.getString("persistence_id"), row.getLong("sequence_nr"));
+	}
+
+}

@@ -1,0 +1,191 @@
+package io.cassandrajournal.query;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import org.jspecify.annotations.Nullable;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.internal.Errors;
+import io.cassandrajournal.internal.RawEvents;
+import io.cassandrajournal.internal.TagIndexReader;
+import io.cassandrajournal.journal.Journal;
+import io.cassandrajournal.journal.PersistentEvent;
+import io.cassandrajournal.serialization.EventSerializer;
+
+/**
+ * The query side over a Cassandra journal's tables. Every query is paged: memory is bounded by the page
+ * size, never by the number of events.
+ * <ul>
+ * <li>Events by tag filter: {@link #currentEventsByTag} (finite, up to the moment it is called) and
+ * {@link #liveEventsByTag} (a feed that keeps following, without missing late events).</li>
+ * <li>Events by persistenceId: {@link #eventsByPersistenceId} (offset = sequence number).</li>
+ * <li>persistenceIds: {@link #currentPersistenceIds} (paginated) and {@link #livePersistenceIds}.</li>
+ * </ul>
+ * Tag queries read the {@code events_by_tag} index ({@code useTagIndex}); a filter must name at least one
+ * tag an event must carry ({@code any} or {@code all}).
+ */
+public final class CassandraReadJournal {
+
+	private final Journal journal;
+
+	private final CassandraJournalOptions options;
+
+	private final EventSerializer serializer;
+
+	private final TagIndexReader tagReader;
+
+	private final java.time.Clock clock;
+
+	private CassandraReadJournal(Journal journal, CqlSession session, CassandraJournalOptions options,
+			EventSerializer serializer) {
+		this.journal = journal;
+		this.options = options;
+		this.serializer = serializer;
+		this.clock = options.clock();
+		this.tagReader = new TagIndexReader(session, options);
+	}
+
+	/**
+	 * @param journal the journal (for per-persistenceId reads and persistenceIds)
+	 * @param session the session the journal uses
+	 * @param options the journal's options
+	 * @param serializer the journal's serializer
+	 * @return the read journal
+	 */
+	public static CassandraReadJournal create(Journal journal, CqlSession session, CassandraJournalOptions options,
+			EventSerializer serializer) {
+		return new CassandraReadJournal(Objects.requireNonNull(journal, "journal"), session, options, serializer);
+	}
+
+	private void checkTagQuery(TagFilter filter) {
+		if (!this.options.useTagIndex()) {
+			throw new IllegalStateException("Tag queries read the events_by_tag index, which is off: set useTagIndex "
+					+ "(journal.cassandra.use-tag-index=true) and run TagIndexBackfill for events written before");
+		}
+		if (!filter.hasPositiveTag()) {
+			throw new IllegalArgumentException("Tag filter '" + filter.canonical() + "' names no tag an event must carry; "
+					+ "filters need at least one 'any' or 'all' tag");
+		}
+	}
+
+	/**
+	 * One page of events matching a filter, after an offset, up to now.
+	 * @param <E> the payload type
+	 * @param filter the filter
+	 * @param after the offset to continue after ({@link TagOffset#START} for the beginning)
+	 * @param limit rows to examine at most
+	 * @param type the payload type
+	 * @return the page; continue from {@link EventsPage#resumeAfter()} until {@link EventsPage#caughtUp()}
+	 */
+	public <E> CompletionStage<EventsPage<E>> currentEventsByTag(TagFilter filter, TagOffset after, int limit,
+			Class<E> type) {
+		try {
+			checkTagQuery(filter);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return Errors.translating(this.tagReader.read(filter, after, this.clock.millis(), limit).thenApply((page) -> {
+			List<TaggedEvent<E>> events = new ArrayList<>(page.events().size());
+			for (TaggedEvent<String> raw : page.events()) {
+				events.add(new TaggedEvent<>(raw.offset(), RawEvents.deserialize(raw.event(), this.serializer, type)));
+			}
+			return new EventsPage<>(events, page.resumeAfter(), page.caughtUp());
+		}), "Tag query", filter.canonical());
+	}
+
+	/**
+	 * Visits every event matching a filter after an offset and stamped up to the moment of the call, page by
+	 * page (the finite "current" form).
+	 * @param <E> the payload type
+	 * @param filter the filter
+	 * @param after where to start
+	 * @param type the payload type
+	 * @param consumer called once per event, in offset order, on a driver thread
+	 * @return the offset after the last examined row
+	 */
+	public <E> CompletionStage<TagOffset> forEachCurrentEventByTag(TagFilter filter, TagOffset after, Class<E> type,
+			Consumer<? super TaggedEvent<E>> consumer) {
+		try {
+			checkTagQuery(filter);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		long upper = this.clock.millis();
+		return Errors.translating(walk(filter, after, upper, type, consumer), "Tag query", filter.canonical());
+	}
+
+	private <E> CompletionStage<TagOffset> walk(TagFilter filter, TagOffset after, long upper, Class<E> type,
+			Consumer<? super TaggedEvent<E>> consumer) {
+		return this.tagReader.read(filter, after, upper, this.options.pageSize()).thenCompose((page) -> {
+			for (TaggedEvent<String> raw : page.events()) {
+				consumer.accept(new TaggedEvent<>(raw.offset(), RawEvents.deserialize(raw.event(), this.serializer, type)));
+			}
+			return page.caughtUp() ? CompletableFuture.completedFuture(page.resumeAfter())
+					: walk(filter, page.resumeAfter(), upper, type, consumer);
+		});
+	}
+
+	/**
+	 * A live feed of the events matching a filter (see {@link FeedSettings} for what it guarantees).
+	 * @param filter the filter
+	 * @param start the offset to start after
+	 * @param settings the feed's windows and page size
+	 * @return the feed
+	 */
+	public LiveTagFeed liveEventsByTag(TagFilter filter, TagOffset start, FeedSettings settings) {
+		checkTagQuery(filter);
+		return new LiveTagFeed(this.tagReader, filter, start, settings, this.clock);
+	}
+
+	/**
+	 * A page of one persistenceId's events (the live form polls it again from the last sequence number).
+	 * @param <E> the payload type
+	 * @param persistenceId the entity
+	 * @param fromSequenceNr the first sequence number wanted
+	 * @param limit how many at most
+	 * @param type the payload type
+	 * @return the events, in order
+	 */
+	public <E> CompletionStage<List<PersistentEvent<E>>> eventsByPersistenceId(String persistenceId,
+			long fromSequenceNr, int limit, Class<E> type) {
+		List<PersistentEvent<E>> events = new ArrayList<>();
+		long to = (Long.MAX_VALUE - fromSequenceNr < limit) ? Long.MAX_VALUE : fromSequenceNr + limit - 1;
+		return this.journal.replay(persistenceId, fromSequenceNr, to, type, events::add).thenApply((last) -> events);
+	}
+
+	/**
+	 * @param afterId the last id of the previous page, or {@code null}
+	 * @param limit the page size
+	 * @return the next page of persistenceIds, ascending; shorter than {@code limit} only at the end
+	 */
+	public CompletionStage<List<String>> currentPersistenceIds(@Nullable String afterId, int limit) {
+		return this.journal.persistenceIds(afterId, limit);
+	}
+
+	/**
+	 * @return a live stream of persistenceIds: its first polls return every known id, later polls the ids
+	 * that appeared since
+	 */
+	public LivePersistenceIds livePersistenceIds() {
+		return new LivePersistenceIds(this.journal, this.options.pageSize());
+	}
+
+	/** @return the journal this reads */
+	public Journal journal() {
+		return this.journal;
+	}
+
+	/** @return the serializer payloads are read with */
+	public EventSerializer serializer() {
+		return this.serializer;
+	}
+
+}

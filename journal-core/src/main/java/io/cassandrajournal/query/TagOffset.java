@@ -1,0 +1,46 @@
+package io.cassandrajournal.query;
+
+import java.util.Comparator;
+import java.util.Objects;
+
+import io.cassandrajournal.internal.Utf8Order;
+
+/**
+ * A position in a tag feed: the time stamp of the last event delivered and its tie-breaker
+ * (persistenceId, sequenceNr).
+ * <p>
+ * <b>Total order.</b> Offsets compare by time stamp, then persistenceId in Cassandra's text order (UTF-8
+ * bytes), then sequence number: exactly the clustering order of {@code events_by_tag}, so "after this offset"
+ * is one range read. Events with the same time stamp are therefore delivered in a fixed, repeatable order.
+ *
+ * @param timestamp epoch milliseconds
+ * @param persistenceId tie-breaker, {@code ""} at the start
+ * @param sequenceNr tie-breaker, 0 at the start
+ */
+public record TagOffset(long timestamp, String persistenceId, long sequenceNr) implements Comparable<TagOffset> {
+
+	/** Before every event. */
+	public static final TagOffset START = new TagOffset(0, "", 0);
+
+	private static final Comparator<TagOffset> ORDER = Comparator.comparingLong(TagOffset::timestamp)
+		.thenComparing(TagOffset::persistenceId, Utf8Order.COMPARATOR)
+		.thenComparingLong(TagOffset::sequenceNr);
+
+	public TagOffset {
+		Objects.requireNonNull(persistenceId, "persistenceId");
+	}
+
+	@Override
+	public int compareTo(TagOffset other) {
+		return ORDER.compare(this, other);
+	}
+
+	/**
+	 * @param millis how far to move back
+	 * @return the earliest offset with a time stamp {@code millis} before this one
+	 */
+	public TagOffset minusMillis(long millis) {
+		return new TagOffset(Math.max(0, this.timestamp - millis), "", 0);
+	}
+
+}

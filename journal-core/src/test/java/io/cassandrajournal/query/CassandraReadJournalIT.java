@@ -1,0 +1,346 @@
+package io.cassandrajournal.query;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.journal.CassandraJournal;
+import io.cassandrajournal.journal.EventToAppend;
+import io.cassandrajournal.journal.PersistentEvent;
+import io.cassandrajournal.serialization.JacksonEventSerializer;
+import io.cassandrajournal.testing.AccountEvent;
+import io.cassandrajournal.testing.AccountEvent.Deposited;
+import io.cassandrajournal.testing.AccountEvent.Opened;
+import io.cassandrajournal.testing.FaultInjectingSession;
+import io.cassandrajournal.testsupport.CassandraTest;
+import io.cassandrajournal.testsupport.TestKeyspace;
+
+import static io.cassandrajournal.testing.Await.result;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * The query side on a real node.
+ */
+@CassandraTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class CassandraReadJournalIT {
+
+	private TestKeyspace keyspace;
+
+	private CassandraJournalOptions options;
+
+	private CassandraJournal journal;
+
+	private CassandraReadJournal query;
+
+	@BeforeAll
+	void create(TestKeyspace keyspace) {
+		this.keyspace = keyspace;
+		this.options = CassandraJournalOptions.create().withKeyspace(keyspace.name()).withUseTagIndex(true);
+		this.journal = CassandraJournal.create(keyspace.session(), this.options, new JacksonEventSerializer());
+		this.query = CassandraReadJournal.create(this.journal, keyspace.session(), this.options,
+				new JacksonEventSerializer());
+	}
+
+	private List<String> idsMatching(TagFilter filter) {
+		List<String> ids = new ArrayList<>();
+		result(this.query.forEachCurrentEventByTag(filter, TagOffset.START, AccountEvent.class,
+				(e) -> ids.add(e.event().persistenceId() + "#" + e.event().sequenceNr())));
+		return ids;
+	}
+
+	@Test
+	void filtersSelectExactlyTheMatchingEvents() {
+		String run = "f" + System.nanoTime();
+		String debit = run + "-debit";
+		String credit = run + "-credit";
+		String test = run + "-test";
+		result(this.journal.append(run + "-a", 0, List.of(EventToAppend.of(new Opened(), debit),
+				EventToAppend.of(new Deposited(1), debit, credit), EventToAppend.of(new Deposited(2), credit),
+				EventToAppend.of(new Deposited(3), debit, test), EventToAppend.of(new Deposited(4), "other"))));
+
+		assertThat(idsMatching(TagFilter.tag(debit))).containsExactly(run + "-a#1", run + "-a#2", run + "-a#4");
+		assertThat(idsMatching(TagFilter.any(debit, credit))).as("each event once although in two partitions")
+			.containsExactly(run + "-a#1", run + "-a#2", run + "-a#3", run + "-a#4");
+		assertThat(idsMatching(TagFilter.all(debit, credit))).containsExactly(run + "-a#2");
+		assertThat(idsMatching(TagFilter.any(debit, credit).andNot(test)))
+			.containsExactly(run + "-a#1", run + "-a#2", run + "-a#3");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.query.liveEventsByTag(TagFilter.of(List.of(), List.of(), List.of(test)),
+					TagOffset.START, FeedSettings.DEFAULTS))
+			.withMessageContaining("names no tag");
+	}
+
+	@Test
+	void pagesResumeAfterTheLastExaminedRowEvenWhenRefinedAway() {
+		String run = "p" + System.nanoTime();
+		List<EventToAppend> events = new ArrayList<>();
+		for (int i = 0; i < 30; i++) {
+			events.add((i % 3 == 0) ? EventToAppend.of(new Deposited(i), run, run + "-x") : EventToAppend.of(new Deposited(i), run));
+		}
+		result(this.journal.append(run + "-a", 0, events));
+		TagFilter filter = TagFilter.all(run, run + "-x");
+		List<Long> seen = new ArrayList<>();
+		TagOffset after = TagOffset.START;
+		EventsPage<AccountEvent> page;
+		do {
+			page = result(this.query.currentEventsByTag(filter, after, 4, AccountEvent.class));
+			page.events().forEach((e) -> seen.add(e.event().sequenceNr()));
+			after = page.resumeAfter();
+		}
+		while (!page.caughtUp());
+		assertThat(seen).containsExactly(1L, 4L, 7L, 10L, 13L, 16L, 19L, 22L, 25L, 28L);
+	}
+
+	@Test
+	void eventsByPersistenceIdPageBySequenceNumber() {
+		String id = "pid-" + System.nanoTime();
+		List<EventToAppend> events = new ArrayList<>();
+		for (int i = 1; i <= 7; i++) {
+			events.add(EventToAppend.of(new Deposited(i)));
+		}
+		result(this.journal.append(id, 0, events));
+		List<PersistentEvent<AccountEvent>> page = result(this.query.eventsByPersistenceId(id, 3, 3, AccountEvent.class));
+		assertThat(page).extracting(PersistentEvent::sequenceNr).containsExactly(3L, 4L, 5L);
+		assertThat(result(this.query.eventsByPersistenceId(id, 8, 3, AccountEvent.class))).isEmpty();
+	}
+
+	@Test
+	void livePersistenceIdsEmitsKnownIdsThenNewOnes() {
+		LivePersistenceIds live = this.query.livePersistenceIds();
+		String before = "live-before-" + System.nanoTime();
+		result(this.journal.append(before, 0, List.of(EventToAppend.of(new Opened()))));
+		List<String> first = result(live.poll());
+		assertThat(first).contains(before);
+		String after = "live-after-" + System.nanoTime();
+		result(this.journal.append(after, 0, List.of(EventToAppend.of(new Opened()))));
+		// written by another process: only the listing can find it
+		this.keyspace.session().execute("INSERT INTO all_persistence_ids (tag, persistence_id) VALUES ('_all', ?)",
+				after + "-elsewhere");
+		assertThat(result(live.poll())).containsExactlyInAnyOrder(after, after + "-elsewhere");
+		assertThat(result(live.poll())).isEmpty();
+	}
+
+	@Test
+	void currentPersistenceIdsVisitsTenThousandIdsPageByPage() {
+		CqlSession session = this.keyspace.session();
+		String prefix = "many-" + System.nanoTime() + "-";
+		PreparedStatement insert = session.prepare("INSERT INTO all_persistence_ids (tag, persistence_id) VALUES ('_all', ?)");
+		List<CompletableFuture<?>> writes = new ArrayList<>();
+		for (int i = 0; i < 10_000; i++) {
+			writes.add(session.executeAsync(insert.bind(prefix + String.format("%05d", i))).toCompletableFuture());
+			if (writes.size() == 256) {
+				CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).join();
+				writes.clear();
+			}
+		}
+		CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).join();
+		long count = 0;
+		int pages = 0;
+		int largestPage = 0;
+		String last = null;
+		String after = null;
+		List<String> page;
+		do {
+			page = result(this.query.currentPersistenceIds(after, 500));
+			pages++;
+			largestPage = Math.max(largestPage, page.size());
+			for (String id : page) {
+				if (id.startsWith(prefix)) {
+					assertThat(last == null || id.compareTo(last) > 0).isTrue();
+					last = id;
+					count++;
+				}
+			}
+			after = page.isEmpty() ? after : page.get(page.size() - 1);
+		}
+		while (page.size() == 500);
+		assertThat(count).isEqualTo(10_000);
+		assertThat(pages).isGreaterThanOrEqualTo(20);
+		assertThat(largestPage).isEqualTo(500);
+	}
+
+	@Test
+	void backfillIndexesEventsAppendedWithTheIndexOffWithoutDuplicates() {
+		String tag = "backfill-" + System.nanoTime();
+		CassandraJournalOptions noIndex = this.options.withUseTagIndex(false);
+		CassandraJournal unindexed = CassandraJournal.create(this.keyspace.session(), noIndex, new JacksonEventSerializer());
+		for (int i = 0; i < 5; i++) {
+			result(unindexed.append(tag + "-" + i, 0,
+					List.of(EventToAppend.of(new Opened(), tag), EventToAppend.of(new Deposited(i), tag))));
+		}
+		assertThat(idsMatching(TagFilter.tag(tag))).isEmpty();
+		TagIndexBackfill backfill = TagIndexBackfill.create(this.journal, this.keyspace.session(), this.options);
+		assertThat(result(backfill.run())).isGreaterThanOrEqualTo(10);
+		assertThat(idsMatching(TagFilter.tag(tag))).hasSize(10).doesNotHaveDuplicates();
+		result(backfill.run());
+		assertThat(idsMatching(TagFilter.tag(tag))).hasSize(10);
+	}
+
+	@Test
+	void liveFeedDeliversEveryEventOfSlowAndFastWritersInPerEntityOrder() throws Exception {
+		FeedSettings safe = FeedSettings.DEFAULTS.withConsistencyWindow(Duration.ofSeconds(2))
+			.withBacktrackWindow(Duration.ofSeconds(5))
+			.withPageSize(200);
+		FeedRun run = runWritersAgainstFeed(safe, Duration.ofSeconds(30));
+		assertThat(run.delivered).as("nothing delivered twice").doesNotHaveDuplicates();
+		assertThat(new HashSet<>(run.delivered)).as("every appended event delivered").isEqualTo(run.appended);
+		Map<String, Long> lastSeq = new HashMap<>();
+		for (String key : run.delivered) {
+			String pid = key.substring(0, key.indexOf('#'));
+			long seq = Long.parseLong(key.substring(key.indexOf('#') + 1));
+			assertThat(seq).as("order of " + pid).isGreaterThan(lastSeq.getOrDefault(pid, 0L));
+			lastSeq.put(pid, seq);
+		}
+	}
+
+	@Test
+	void theTrailingSweepAloneCatchesLateEventsWithoutDuplicates() throws Exception {
+		FeedSettings sweepOnly = FeedSettings.DEFAULTS.withConsistencyWindow(Duration.ZERO)
+			.withBacktrackWindow(Duration.ofSeconds(4))
+			.withPageSize(200);
+		FeedRun run = runWritersAgainstFeed(sweepOnly, Duration.ofSeconds(10));
+		assertThat(run.delivered).as("nothing delivered twice").doesNotHaveDuplicates();
+		assertThat(new HashSet<>(run.delivered)).as("every appended event delivered").isEqualTo(run.appended);
+	}
+
+	@Test
+	void withoutTheWindowsTheSameRunMissesLateEvents() throws Exception {
+		FeedSettings unsafe = FeedSettings.DEFAULTS.withConsistencyWindow(Duration.ZERO)
+			.withBacktrackWindow(Duration.ZERO)
+			.withPageSize(200);
+		FeedRun run = runWritersAgainstFeed(unsafe, Duration.ofSeconds(10));
+		Set<String> missed = new HashSet<>(run.appended);
+		missed.removeAll(run.delivered);
+		assertThat(missed).as("late events the head read passed").isNotEmpty();
+	}
+
+	record FeedRun(Set<String> appended, List<String> delivered) {
+	}
+
+	/**
+	 * 8 writers on their own persistenceIds append tagged events; 3 of them write their batches 1.5 s after
+	 * stamping (more than the feed's poll interval). A live feed follows from the start of the tag.
+	 */
+	private FeedRun runWritersAgainstFeed(FeedSettings settings, Duration duration) throws Exception {
+		String tag = "feed-" + System.nanoTime();
+		LiveTagFeed feed = this.query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, settings);
+		Set<String> appended = ConcurrentHashMap.newKeySet();
+		List<String> delivered = new ArrayList<>();
+		AtomicBoolean writing = new AtomicBoolean(true);
+		ExecutorService pool = Executors.newFixedThreadPool(8);
+		List<Future<?>> writers = new ArrayList<>();
+		for (int w = 0; w < 8; w++) {
+			boolean slow = w < 3;
+			String pid = tag + "-w" + w;
+			writers.add(pool.submit(() -> {
+				FeedRunWriter writer = new FeedRunWriter(this.keyspace.session(), this.options, slow);
+				long seq = 0;
+				while (writing.get()) {
+					seq = result(writer.journal.append(pid, seq, List.of(EventToAppend.of(new Deposited(1), tag))))
+						.lastSequenceNr();
+					appended.add(pid + "#" + seq);
+				}
+				return null;
+			}));
+		}
+		long end = System.nanoTime() + duration.toNanos();
+		while (System.nanoTime() < end) {
+			result(feed.poll()).forEach((e) -> delivered.add(e.event().persistenceId() + "#" + e.event().sequenceNr()));
+			Thread.sleep(200);
+		}
+		writing.set(false);
+		for (Future<?> writer : writers) {
+			writer.get(1, TimeUnit.MINUTES);
+		}
+		pool.shutdown();
+		long drainUntil = System.nanoTime() + settings.backtrackWindow().plus(settings.consistencyWindow())
+			.plusSeconds(3).toNanos();
+		while (System.nanoTime() < drainUntil) {
+			result(feed.poll()).forEach((e) -> delivered.add(e.event().persistenceId() + "#" + e.event().sequenceNr()));
+			Thread.sleep(200);
+		}
+		assertThat(appended).hasSizeGreaterThan(100);
+		return new FeedRun(appended, delivered);
+	}
+
+	private static final class FeedRunWriter {
+
+		private final CassandraJournal journal;
+
+		FeedRunWriter(CqlSession session, CassandraJournalOptions options, boolean slow) {
+			FaultInjectingSession faults = new FaultInjectingSession(session);
+			if (slow) {
+				faults.delayBatches(Duration.ofMillis(1500));
+			}
+			this.journal = CassandraJournal.create(faults.session(), options, new JacksonEventSerializer());
+		}
+
+	}
+
+	@Test
+	void walksTwoHundredThousandTaggedEventsAndReplaysOneHundredThousandInASmallHeap() throws Exception {
+		String tag = "bulk-" + System.nanoTime();
+		String big = tag + "-big";
+		long head = 0;
+		for (int i = 0; i < 200; i++) {
+			head = result(this.journal.append(big, head, batch(500, tag))).lastSequenceNr();
+		}
+		ExecutorService pool = Executors.newFixedThreadPool(8);
+		List<Future<?>> writers = new ArrayList<>();
+		for (int p = 0; p < 100; p++) {
+			String pid = tag + "-" + p;
+			writers.add(pool.submit(() -> {
+				long seq = 0;
+				for (int i = 0; i < 2; i++) {
+					seq = result(this.journal.append(pid, seq, batch(500, tag))).lastSequenceNr();
+				}
+				return null;
+			}));
+		}
+		for (Future<?> writer : writers) {
+			writer.get(5, TimeUnit.MINUTES);
+		}
+		pool.shutdown();
+
+		long maxHeap = Runtime.getRuntime().maxMemory();
+		assertThat(maxHeap).as("this test runs with -Xmx256m").isLessThanOrEqualTo(256L * 1024 * 1024 + 16 * 1024 * 1024);
+		AtomicLong walked = new AtomicLong();
+		result(this.query.forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START, AccountEvent.class,
+				(e) -> walked.incrementAndGet()), Duration.ofMinutes(5));
+		assertThat(walked.get()).isEqualTo(200_000);
+		AtomicLong replayed = new AtomicLong();
+		result(this.journal.replay(big, 1, Long.MAX_VALUE, AccountEvent.class, (e) -> replayed.incrementAndGet()),
+				Duration.ofMinutes(5));
+		assertThat(replayed.get()).isEqualTo(100_000);
+	}
+
+	private static List<EventToAppend> batch(int size, String tag) {
+		List<EventToAppend> events = new ArrayList<>(size);
+		for (int i = 0; i < size; i++) {
+			events.add(EventToAppend.of(new Deposited(i), tag));
+		}
+		return events;
+	}
+
+}
