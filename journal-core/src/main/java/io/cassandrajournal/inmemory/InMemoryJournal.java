@@ -103,8 +103,10 @@ public final class InMemoryJournal implements Journal {
 				}
 				for (Map.Entry<Long, Row> entry : rows) {
 					Row row = entry.getValue();
+					@SuppressWarnings("unchecked")
+					E payload = (payloadType == null) ? (E) row.payload : this.serializer.deserialize(row.payload, payloadType);
 					consumer.accept(new PersistentEvent<>(persistenceId, entry.getKey(), Instant.ofEpochMilli(row.timestamp),
-							row.tags, this.serializer.deserialize(row.payload, payloadType)));
+							row.tags, payload));
 					last = entry.getKey();
 				}
 			}
@@ -113,6 +115,12 @@ public final class InMemoryJournal implements Journal {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
+	}
+
+	@Override
+	public CompletionStage<Long> replayRaw(String persistenceId, long fromSequenceNr, long toSequenceNr,
+			Consumer<? super PersistentEvent<String>> consumer) {
+		return replay(persistenceId, fromSequenceNr, toSequenceNr, null, consumer);
 	}
 
 	@Override

@@ -146,15 +146,7 @@ public final class CassandraJournal implements Journal {
 				"Replay of", persistenceId);
 	}
 
-	/**
-	 * Replays with payloads as the stored JSON text, without deserializing them (for tools that copy or
-	 * inspect rows).
-	 * @param persistenceId the entity
-	 * @param fromSequenceNr first sequence number (inclusive)
-	 * @param toSequenceNr last sequence number (inclusive)
-	 * @param consumer called per event in order, on a driver thread
-	 * @return the last sequence number delivered, 0 if none
-	 */
+	@Override
 	public CompletionStage<Long> replayRaw(String persistenceId, long fromSequenceNr, long toSequenceNr,
 			Consumer<? super PersistentEvent<String>> consumer) {
 		try {

@@ -49,6 +49,18 @@ public interface Journal {
 			Class<E> payloadType, Consumer<? super PersistentEvent<E>> consumer);
 
 	/**
+	 * Replays like {@link #replay}, with payloads as the stored JSON text, not deserialized: for tools that copy
+	 * rows, and for projections, which deserialize each event where a failure can be handled.
+	 * @param persistenceId the entity's id
+	 * @param fromSequenceNr the first sequence number wanted (inclusive, at least 1)
+	 * @param toSequenceNr the last one wanted (inclusive)
+	 * @param consumer called once per event, in order
+	 * @return the sequence number of the last event delivered, 0 if none
+	 */
+	CompletionStage<Long> replayRaw(String persistenceId, long fromSequenceNr, long toSequenceNr,
+			Consumer<? super PersistentEvent<String>> consumer);
+
+	/**
 	 * @param persistenceId the entity's id
 	 * @return its head: the highest claimed sequence number, 0 for an unknown entity
 	 */

@@ -32,6 +32,8 @@ public final class LiveTagFeed {
 
 	private TagOffset sweep;
 
+	private boolean caughtUp;
+
 	/** Delivered events not yet passed by the sweep, for de-duplication. */
 	private final TreeMap<TagOffset, Boolean> delivered = new TreeMap<>();
 
@@ -57,6 +59,11 @@ public final class LiveTagFeed {
 		return (this.sweep.compareTo(this.head) < 0) ? this.sweep : this.head;
 	}
 
+	/** @return whether the last poll's head read reached the newest readable event */
+	public synchronized boolean caughtUp() {
+		return this.caughtUp;
+	}
+
 	/** @return where the head read is */
 	public synchronized TagOffset headOffset() {
 		return this.head;
@@ -77,6 +84,7 @@ public final class LiveTagFeed {
 				synchronized (this) {
 					collect(page.events(), out);
 					this.head = page.resumeAfter();
+					this.caughtUp = page.caughtUp();
 					if (backtrack == 0) {
 						this.sweep = this.head;
 						this.delivered.clear();

@@ -1,0 +1,512 @@
+package io.cassandrajournal.internal;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.cassandrajournal.journal.AppendResult;
+import io.cassandrajournal.journal.PersistentEvent;
+import io.cassandrajournal.projection.DeadLetter;
+import io.cassandrajournal.projection.DeadLetterQueue;
+import io.cassandrajournal.projection.FailureAction;
+import io.cassandrajournal.projection.OffsetStore;
+import io.cassandrajournal.projection.Projection;
+import io.cassandrajournal.projection.ProjectionControl;
+import io.cassandrajournal.projection.ProjectionFailure;
+import io.cassandrajournal.projection.ProjectionId;
+import io.cassandrajournal.projection.ProjectionSettings;
+import io.cassandrajournal.projection.ProjectionState;
+import io.cassandrajournal.projection.ProjectionStatus;
+import io.cassandrajournal.projection.RetryScheduler;
+import io.cassandrajournal.query.TagOffset;
+import io.cassandrajournal.serialization.EventSerializer;
+
+/**
+ * Runs one projection: load the offset, poll the source, hand each event to the handler in order, store
+ * the offset after the batch, repeat; failures go through the recovery strategy. One batch at a time; the
+ * handler runs on the engine's executor, never on a driver thread.
+ *
+ * @param <E> the payload type
+ */
+public final class ProjectionRunner<E> implements ProjectionControl {
+
+	private static final Logger logger = LoggerFactory.getLogger(ProjectionRunner.class);
+
+	private final Projection<E> projection;
+
+	private final ProjectionId id;
+
+	private final ProjectionSettings settings;
+
+	private final Function<TagOffset, ProjectionSource> sources;
+
+	private final OffsetStore offsets;
+
+	private final @Nullable DeadLetterQueue deadLetters;
+
+	private final Consumer<DeadLetter> deadLetterListener;
+
+	private final EventSerializer serializer;
+
+	private final ProjectionMetrics metrics;
+
+	private final RetryScheduler retries;
+
+	private final ScheduledExecutorService executor;
+
+	private final Clock clock;
+
+	private final Set<String> parked = ConcurrentHashMap.newKeySet();
+
+	private volatile ProjectionState state = ProjectionState.STOPPED;
+
+	private @Nullable ProjectionSource source;
+
+	private volatile TagOffset offset = TagOffset.START;
+
+	private volatile long handled;
+
+	private volatile long skipped;
+
+	private volatile @Nullable Instant lastEventTimestamp;
+
+	private volatile Duration lag = Duration.ZERO;
+
+	private volatile @Nullable String lastError;
+
+	private volatile @Nullable PersistentEvent<String> current;
+
+	private volatile @Nullable String skipRequested;
+
+	private boolean inTick;
+
+	private int handledInBatch;
+
+	private boolean failureSeries;
+
+	private @Nullable ScheduledFuture<?> scheduled;
+
+	private CompletableFuture<Void> idle = CompletableFuture.completedFuture(null);
+
+	public ProjectionRunner(Projection<E> projection, Function<TagOffset, ProjectionSource> sources, OffsetStore offsets,
+			@Nullable DeadLetterQueue deadLetters, Consumer<DeadLetter> deadLetterListener, EventSerializer serializer,
+			ProjectionMetrics metrics, RetryScheduler retries, ScheduledExecutorService executor, Clock clock) {
+		this.projection = projection;
+		this.id = projection.id();
+		this.settings = projection.settings();
+		this.sources = sources;
+		this.offsets = offsets;
+		this.deadLetters = deadLetters;
+		this.deadLetterListener = deadLetterListener;
+		this.serializer = serializer;
+		this.metrics = metrics;
+		this.retries = retries;
+		this.executor = executor;
+		this.clock = clock;
+	}
+
+	@Override
+	public ProjectionId id() {
+		return this.id;
+	}
+
+	@Override
+	public ProjectionStatus status() {
+		return new ProjectionStatus(this.id, this.state, this.offset, this.handled, this.skipped, this.lastEventTimestamp,
+				this.lag, this.lastError);
+	}
+
+	@Override
+	public CompletionStage<Void> start() {
+		synchronized (this) {
+			if (this.state == ProjectionState.RUNNING || this.state == ProjectionState.FAILING) {
+				return CompletableFuture.completedFuture(null);
+			}
+			this.state = ProjectionState.RUNNING;
+			this.idle = new CompletableFuture<>();
+		}
+		this.metrics.stalled(false);
+		return this.offsets.load(this.id).thenCompose((stored) -> {
+			TagOffset start = stored.orElse(TagOffset.START);
+			synchronized (this) {
+				this.offset = start;
+				this.source = this.sources.apply(start);
+			}
+			return loadParked();
+		}).thenRun(() -> schedule(0)).exceptionally((error) -> {
+			fail("could not load its offset", Errors.unwrap(error));
+			return null;
+		});
+	}
+
+	private CompletionStage<Void> loadParked() {
+		if (!this.settings.parkAfterDeadLetter() || this.deadLetters == null) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return this.deadLetters.list(this.id.name(), 100_000).thenAccept((letters) -> {
+			this.parked.clear();
+			letters.forEach((letter) -> this.parked.add(letter.event().persistenceId()));
+		});
+	}
+
+	@Override
+	public CompletionStage<Void> stop() {
+		CompletableFuture<Void> done;
+		synchronized (this) {
+			if (this.state != ProjectionState.FAILED) {
+				this.state = ProjectionState.STOPPED;
+			}
+			cancelScheduled();
+			done = this.idle;
+			if (!this.inTick) {
+				done.complete(null);
+			}
+		}
+		return done;
+	}
+
+	@Override
+	public void pause() {
+		synchronized (this) {
+			if (this.state == ProjectionState.RUNNING || this.state == ProjectionState.FAILING) {
+				this.state = ProjectionState.PAUSED;
+				cancelScheduled();
+			}
+		}
+	}
+
+	@Override
+	public void resume() {
+		synchronized (this) {
+			if (this.state != ProjectionState.PAUSED) {
+				return;
+			}
+			this.state = ProjectionState.RUNNING;
+		}
+		schedule(0);
+	}
+
+	@Override
+	public CompletionStage<Void> reset(TagOffset to) {
+		return stop().thenCompose((ignored) -> TagOffset.START.equals(to) ? this.offsets.delete(this.id)
+				: this.offsets.save(this.id, to)).thenCompose((ignored) -> {
+					synchronized (this) {
+						this.state = ProjectionState.STOPPED;
+					}
+					return start();
+				});
+	}
+
+	@Override
+	public void skipCurrent() {
+		PersistentEvent<String> event = this.current;
+		if (event == null) {
+			return;
+		}
+		this.skipRequested = key(event);
+		if (this.state == ProjectionState.FAILED) {
+			synchronized (this) {
+				this.state = ProjectionState.STOPPED;
+			}
+			start();
+		}
+	}
+
+	@Override
+	public CompletionStage<List<DeadLetter>> deadLetters(int limit) {
+		return (this.deadLetters != null) ? this.deadLetters.list(this.id.name(), limit)
+				: CompletableFuture.completedFuture(List.of());
+	}
+
+	@Override
+	public CompletionStage<Integer> redeliverDeadLetters() {
+		if (this.deadLetters == null) {
+			return CompletableFuture.completedFuture(0);
+		}
+		return this.deadLetters.list(this.id.name(), 10_000)
+			.thenComposeAsync((letters) -> redeliver(letters, 0, 0), this.executor)
+			.thenCompose((count) -> loadParked().thenApply((ignored) -> count));
+	}
+
+	private CompletionStage<Integer> redeliver(List<DeadLetter> letters, int index, int count) {
+		if (index == letters.size()) {
+			return CompletableFuture.completedFuture(count);
+		}
+		DeadLetter letter = letters.get(index);
+		return invoke(letter.event()).handle((ok, error) -> error).thenCompose((error) -> {
+			if (error != null) {
+				logger.warn("Projection {}: redelivery of {}#{} failed again: {}", this.id, letter.event().persistenceId(),
+						letter.event().sequenceNr(), Errors.unwrap(error).toString());
+				return redeliver(letters, index + 1, count);
+			}
+			return this.deadLetters.remove(letter).thenCompose((ignored) -> redeliver(letters, index + 1, count + 1));
+		});
+	}
+
+	/**
+	 * @param result an append of this process
+	 */
+	public void wake(AppendResult result) {
+		ProjectionSource current = this.source;
+		if (this.state == ProjectionState.RUNNING && current != null && current.concerns(result)) {
+			schedule(0);
+		}
+	}
+
+	private synchronized void schedule(long delayMillis) {
+		if (this.state != ProjectionState.RUNNING || this.inTick) {
+			return;
+		}
+		cancelScheduled();
+		this.scheduled = this.executor.schedule(this::tick, delayMillis, TimeUnit.MILLISECONDS);
+	}
+
+	private void cancelScheduled() {
+		if (this.scheduled != null) {
+			this.scheduled.cancel(false);
+			this.scheduled = null;
+		}
+	}
+
+	private void tick() {
+		ProjectionSource current;
+		synchronized (this) {
+			if (this.state != ProjectionState.RUNNING || this.inTick || this.source == null) {
+				return;
+			}
+			this.inTick = true;
+			this.handledInBatch = 0;
+			current = this.source;
+		}
+		current.poll()
+			.thenComposeAsync((batch) -> handleFrom(batch.events(), 0).thenApply((ignored) -> batch), this.executor)
+			.handle((batch, error) -> {
+				Throwable cause = (error != null) ? Errors.unwrap(error) : null;
+				return saveOffset(current).handle((saved, saveError) -> {
+					afterTick(batch, (cause != null) ? cause : (saveError != null) ? Errors.unwrap(saveError) : null);
+					return null;
+				});
+			});
+	}
+
+	private CompletionStage<Void> saveOffset(ProjectionSource current) {
+		TagOffset next = current.offsetAfter(this.handledInBatch);
+		if (next.equals(this.offset)) {
+			return CompletableFuture.completedFuture(null);
+		}
+		long started = System.nanoTime();
+		return this.offsets.save(this.id, next).thenRun(() -> {
+			this.offset = next;
+			this.metrics.offsetSaved(Duration.ofNanos(System.nanoTime() - started));
+		});
+	}
+
+	private void afterTick(ProjectionSource.@Nullable Batch batch, @Nullable Throwable error) {
+		CompletableFuture<Void> done = null;
+		long next = -1;
+		synchronized (this) {
+			this.inTick = false;
+			if (error instanceof StopProjection) {
+				done = this.idle;
+			}
+			else if (error != null) {
+				this.lastError = "reading or storing the offset failed: " + error;
+				logger.warn("Projection {}: {}; retrying in {}", this.id, this.lastError, this.settings.pollInterval());
+				next = this.settings.pollInterval().toMillis();
+			}
+			else if (this.state != ProjectionState.RUNNING) {
+				done = this.idle;
+			}
+			else {
+				boolean more = batch != null && !batch.caughtUp();
+				Instant last = this.lastEventTimestamp;
+				this.lag = (more && last != null) ? Duration.between(last, this.clock.instant()) : Duration.ZERO;
+				this.metrics.lag(this.lag);
+				next = more ? 0 : this.settings.pollInterval().toMillis();
+			}
+		}
+		if (done != null) {
+			done.complete(null);
+		}
+		else if (next >= 0) {
+			schedule(next);
+		}
+	}
+
+	private CompletionStage<Void> handleFrom(List<PersistentEvent<String>> events, int index) {
+		if (index == events.size() || this.state == ProjectionState.STOPPED || this.state == ProjectionState.FAILED) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return handleOne(events.get(index)).thenCompose((ignored) -> {
+			this.handledInBatch = index + 1;
+			return handleFrom(events, index + 1);
+		});
+	}
+
+	private CompletionStage<Void> handleOne(PersistentEvent<String> event) {
+		this.current = event;
+		if (this.parked.contains(event.persistenceId())) {
+			return deadLetter(event, "parked behind an earlier dead letter of " + event.persistenceId());
+		}
+		return attempt(event, 1);
+	}
+
+	private CompletionStage<Void> attempt(PersistentEvent<String> event, int attempt) {
+		if (key(event).equals(this.skipRequested)) {
+			this.skipRequested = null;
+			return deadLetter(event, "skipped by an operator" + ((this.lastError != null) ? " after: " + this.lastError : ""));
+		}
+		long started = System.nanoTime();
+		return invoke(event).handle((ok, error) -> {
+			if (error == null) {
+				succeeded(event, started);
+				return CompletableFuture.<Void>completedFuture(null);
+			}
+			return failed(event, attempt, Errors.unwrap(error));
+		}).thenCompose((stage) -> stage);
+	}
+
+	private CompletionStage<Void> invoke(PersistentEvent<String> event) {
+		try {
+			PersistentEvent<E> typed = RawEvents.deserialize(event, this.serializer, this.projection.payloadType());
+			CompletionStage<Void> stage = this.projection.handler().handle(typed);
+			return (stage != null) ? stage : CompletableFuture.completedFuture(null);
+		}
+		catch (Throwable ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	private void succeeded(PersistentEvent<String> event, long started) {
+		this.handled++;
+		this.metrics.handled(Duration.ofNanos(System.nanoTime() - started));
+		this.lastEventTimestamp = event.timestamp();
+		endFailureSeries(event, "handled");
+	}
+
+	private void endFailureSeries(PersistentEvent<String> event, String how) {
+		if (this.failureSeries) {
+			this.failureSeries = false;
+			logger.error("Projection {}: failure series ended, {}#{} {}", this.id, event.persistenceId(),
+					event.sequenceNr(), how);
+		}
+		synchronized (this) {
+			if (this.state == ProjectionState.FAILING) {
+				this.state = ProjectionState.RUNNING;
+			}
+		}
+		this.metrics.stalled(false);
+	}
+
+	private CompletionStage<Void> failed(PersistentEvent<String> event, int attempt, Throwable error) {
+		FailureAction action = decide(attempt);
+		this.metrics.failure();
+		this.lastError = event.persistenceId() + "#" + event.sequenceNr() + ": " + error;
+		ProjectionFailure failure = new ProjectionFailure(this.id, event, error, attempt, action);
+		try {
+			this.settings.onFailure().accept(failure);
+		}
+		catch (RuntimeException hookError) {
+			logger.warn("Projection {}: the onFailure hook threw; ignored", this.id, hookError);
+		}
+		if (!this.failureSeries) {
+			this.failureSeries = true;
+			logger.error("Projection {}: failure series started at {}#{} ({}, attempt {}, next: {}): {}", this.id,
+					event.persistenceId(), event.sequenceNr(), this.settings.recoveryStrategy(), attempt, action,
+					error.toString());
+		}
+		else {
+			logger.debug("Projection {}: attempt {} on {}#{} failed, next: {}", this.id, attempt, event.persistenceId(),
+					event.sequenceNr(), action, error);
+		}
+		switch (action) {
+			case RETRY:
+				synchronized (this) {
+					if (this.state == ProjectionState.RUNNING) {
+						this.state = ProjectionState.FAILING;
+					}
+				}
+				this.metrics.stalled(true);
+				return this.retries.after(this.settings.backoff(attempt)).thenComposeAsync((ignored) -> {
+					if (this.state == ProjectionState.STOPPED) {
+						return CompletableFuture.failedFuture(new StopProjection());
+					}
+					return attempt(event, attempt + 1);
+				}, this.executor);
+			case SKIP:
+				return deadLetter(event, error.toString());
+			default:
+				fail("stopped at " + event.persistenceId() + "#" + event.sequenceNr(), error);
+				return CompletableFuture.failedFuture(new StopProjection());
+		}
+	}
+
+	private FailureAction decide(int attempt) {
+		return switch (this.settings.recoveryStrategy()) {
+			case FAIL -> FailureAction.STOP;
+			case SKIP -> FailureAction.SKIP;
+			case RETRY_AND_FAIL -> (attempt <= this.settings.maxRetries()) ? FailureAction.RETRY : FailureAction.STOP;
+			case RETRY_AND_SKIP -> (attempt <= this.settings.maxRetries()) ? FailureAction.RETRY : FailureAction.SKIP;
+		};
+	}
+
+	private void fail(String what, Throwable error) {
+		synchronized (this) {
+			this.state = ProjectionState.FAILED;
+		}
+		this.metrics.stalled(true);
+		this.lastError = what + ": " + error;
+		logger.error("Projection {} {}; its cursor stays before the event (fix and restart, or skip it): {}", this.id,
+				what, error.toString());
+	}
+
+	private CompletionStage<Void> deadLetter(PersistentEvent<String> event, String error) {
+		this.skipped++;
+		this.metrics.skipped();
+		DeadLetter letter = new DeadLetter(this.id, event, error, this.clock.instant());
+		try {
+			this.deadLetterListener.accept(letter);
+		}
+		catch (RuntimeException listenerError) {
+			logger.warn("Projection {}: a dead-letter listener threw; ignored", this.id, listenerError);
+		}
+		if (this.settings.parkAfterDeadLetter()) {
+			this.parked.add(event.persistenceId());
+		}
+		logger.warn("Projection {}: {}#{} skipped as a dead letter: {}", this.id, event.persistenceId(),
+				event.sequenceNr(), error);
+		endFailureSeries(event, "skipped");
+		return (this.deadLetters != null) ? this.deadLetters.add(letter) : CompletableFuture.completedFuture(null);
+	}
+
+	private static String key(PersistentEvent<?> event) {
+		return event.persistenceId() + "#" + event.sequenceNr();
+	}
+
+	/** Ends a tick when the projection stops because of a failure. */
+	static final class StopProjection extends CompletionException {
+
+		private static final long serialVersionUID = 1L;
+
+		StopProjection() {
+			super("projection stopped", null);
+		}
+
+	}
+
+}

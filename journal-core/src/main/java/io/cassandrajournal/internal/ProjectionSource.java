@@ -1,0 +1,38 @@
+package io.cassandrajournal.internal;
+
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+import io.cassandrajournal.journal.AppendResult;
+import io.cassandrajournal.journal.PersistentEvent;
+import io.cassandrajournal.query.TagOffset;
+
+/**
+ * Where a projection's events come from: a live tag feed or one persistenceId's stream. Payloads are the
+ * stored JSON text.
+ */
+public interface ProjectionSource {
+
+	/** @return the next batch, possibly empty */
+	CompletionStage<Batch> poll();
+
+	/**
+	 * @param handledInBatch how many events of the last batch were handled (all of them, or fewer on stop)
+	 * @return the offset to store: every event before it was handled
+	 */
+	TagOffset offsetAfter(int handledInBatch);
+
+	/**
+	 * @param result an append of this process
+	 * @return whether it may concern this source (to wake the projection)
+	 */
+	boolean concerns(AppendResult result);
+
+	/**
+	 * @param events the events
+	 * @param caughtUp whether nothing more was readable when the batch was read
+	 */
+	record Batch(List<PersistentEvent<String>> events, boolean caughtUp) {
+	}
+
+}

@@ -1,0 +1,52 @@
+package io.cassandrajournal.internal;
+
+import java.util.concurrent.CompletionStage;
+
+import io.cassandrajournal.journal.AppendResult;
+import io.cassandrajournal.query.LiveTagFeed;
+import io.cassandrajournal.query.TagOffset;
+import io.cassandrajournal.query.TaggedEvent;
+
+/**
+ * A by-tag projection's source. A batch's events are handled in order; only a fully handled batch moves
+ * the stored offset (to the feed's safe offset), so a stop in the middle re-delivers the batch.
+ */
+public final class TagFeedSource implements ProjectionSource {
+
+	private final LiveTagFeed feed;
+
+	private TagOffset beforeBatch;
+
+	private TagOffset afterBatch;
+
+	private int batchSize;
+
+	public TagFeedSource(LiveTagFeed feed) {
+		this.feed = feed;
+		this.beforeBatch = feed.safeOffset();
+		this.afterBatch = this.beforeBatch;
+	}
+
+	@Override
+	public CompletionStage<Batch> poll() {
+		this.beforeBatch = this.afterBatch;
+		return this.feed.poll().thenApply((events) -> {
+			this.afterBatch = this.feed.safeOffset();
+			this.batchSize = events.size();
+			return new Batch(events.stream().map(TaggedEvent::event).toList(), this.feed.caughtUp());
+		});
+	}
+
+	@Override
+	public TagOffset offsetAfter(int handledInBatch) {
+		return (handledInBatch >= this.batchSize) ? this.afterBatch : this.beforeBatch;
+	}
+
+	@Override
+	public boolean concerns(AppendResult result) {
+		// The append's tags are the union of its events' tags: wake on any positive tag (a cheap superset).
+		return result.tags().stream()
+			.anyMatch((tag) -> this.feed.filter().anyTags().contains(tag) || this.feed.filter().allTags().contains(tag));
+	}
+
+}

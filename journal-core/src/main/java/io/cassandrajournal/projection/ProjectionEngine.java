@@ -1,0 +1,309 @@
+package io.cassandrajournal.projection;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.cassandrajournal.internal.PersistenceIdSource;
+import io.cassandrajournal.internal.ProjectionMetrics;
+import io.cassandrajournal.internal.ProjectionRunner;
+import io.cassandrajournal.internal.ProjectionSource;
+import io.cassandrajournal.internal.TagFeedSource;
+import io.cassandrajournal.journal.AppendListener;
+import io.cassandrajournal.journal.Journal;
+import io.cassandrajournal.query.CassandraReadJournal;
+import io.cassandrajournal.query.LivePersistenceIds;
+import io.cassandrajournal.query.TagOffset;
+import io.cassandrajournal.serialization.EventSerializer;
+import io.cassandrajournal.serialization.JacksonEventSerializer;
+
+/**
+ * Runs many projections over one journal, each with its own cursor, on a small shared thread pool.
+ * Appends made through the same journal instance wake the projections they concern at once (push), so the
+ * poll interval only matters for events written by other processes.
+ *
+ * <pre>{@code
+ * ProjectionEngine engine = ProjectionEngine.builder(journal)
+ *     .readJournal(readJournal)
+ *     .offsetStore(new DurableStateOffsetStore(durableStateStore))
+ *     .build();
+ * engine.register(Projection.byTag("balances", TagFilter.tag("account"), AccountEvent.class,
+ *     event -> view.apply(event), ProjectionSettings.defaults()));
+ * engine.startAll();
+ * }</pre>
+ */
+public final class ProjectionEngine implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(ProjectionEngine.class);
+
+	private final Journal journal;
+
+	private final @Nullable CassandraReadJournal readJournal;
+
+	private final OffsetStore offsets;
+
+	private final @Nullable DeadLetterQueue deadLetters;
+
+	private final MeterRegistry meterRegistry;
+
+	private final RetryScheduler retries;
+
+	private final EventSerializer serializer;
+
+	private final Clock clock;
+
+	private final ScheduledExecutorService executor;
+
+	private final Map<ProjectionId, ProjectionRunner<?>> runners = new ConcurrentHashMap<>();
+
+	private final List<Consumer<DeadLetter>> deadLetterListeners = new CopyOnWriteArrayList<>();
+
+	private final List<ScheduledFuture<?>> fanOuts = new CopyOnWriteArrayList<>();
+
+	private final AppendListener wakeUp;
+
+	private ProjectionEngine(Builder builder) {
+		this.journal = builder.journal;
+		this.readJournal = builder.readJournal;
+		this.offsets = builder.offsets;
+		this.deadLetters = builder.deadLetters;
+		this.meterRegistry = builder.meterRegistry;
+		this.retries = builder.retries;
+		this.serializer = builder.serializer;
+		this.clock = builder.clock;
+		AtomicInteger threads = new AtomicInteger();
+		this.executor = Executors.newScheduledThreadPool(builder.threads, (task) -> {
+			Thread thread = new Thread(task, "projection-" + threads.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.wakeUp = (result) -> this.runners.values().forEach((runner) -> runner.wake(result));
+		this.journal.addAppendListener(this.wakeUp);
+	}
+
+	/**
+	 * @param journal the journal whose events the projections read
+	 * @return a builder
+	 */
+	public static Builder builder(Journal journal) {
+		return new Builder(journal);
+	}
+
+	/**
+	 * Registers a projection (not started).
+	 * @param <E> the payload type
+	 * @param projection the projection
+	 * @return its control
+	 * @throws IllegalArgumentException if a projection with the same cursor identity is registered, or a
+	 * by-tag projection is registered without a read journal
+	 */
+	public <E> ProjectionControl register(Projection<E> projection) {
+		Function<TagOffset, ProjectionSource> sources;
+		if (projection.tagFilter() != null) {
+			CassandraReadJournal query = this.readJournal;
+			if (query == null) {
+				throw new IllegalArgumentException("projection '" + projection.name()
+						+ "' reads by tag, which needs a read journal: builder.readJournal(...)");
+			}
+			sources = (offset) -> new TagFeedSource(
+					query.liveEventsByTag(projection.tagFilter(), offset, projection.settings().feed()));
+		}
+		else {
+			sources = (offset) -> new PersistenceIdSource(this.journal, projection.persistenceId(), offset,
+					projection.settings().feed().pageSize());
+		}
+		ProjectionRunner<E> runner = new ProjectionRunner<>(projection, sources, this.offsets, this.deadLetters,
+				this::publish, this.serializer, new ProjectionMetrics(this.meterRegistry, projection.name()), this.retries,
+				this.executor, this.clock);
+		if (this.runners.putIfAbsent(projection.id(), runner) != null) {
+			throw new IllegalArgumentException("a projection " + projection.id() + " is already registered");
+		}
+		return runner;
+	}
+
+	/**
+	 * Starts a by-persistenceId projection for every persistenceId, and for each new one as it first appears
+	 * (fan-out), named {@code <namePrefix>-<persistenceId>}.
+	 * @param <E> the payload type
+	 * @param namePrefix the projections' name prefix
+	 * @param payloadType the payload type
+	 * @param handlerFor creates the handler of one persistenceId
+	 * @param settings the settings of every projection
+	 * @param discoveryInterval how often to look for new persistenceIds
+	 */
+	public <E> void fanOut(String namePrefix, Class<E> payloadType, Function<String, ProjectionHandler<E>> handlerFor,
+			ProjectionSettings settings, Duration discoveryInterval) {
+		LivePersistenceIds ids = (this.readJournal != null) ? this.readJournal.livePersistenceIds() : null;
+		Objects.requireNonNull(ids, "fan-out needs a read journal: builder.readJournal(...)");
+		this.fanOuts.add(this.executor.scheduleWithFixedDelay(() -> {
+			try {
+				for (String id : ids.poll().toCompletableFuture().join()) {
+					register(Projection.byPersistenceId(namePrefix + "-" + id, id, payloadType, handlerFor.apply(id),
+							settings)).start();
+				}
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Fan-out {}: listing persistenceIds failed; trying again", namePrefix, ex);
+			}
+		}, 0, discoveryInterval.toMillis(), TimeUnit.MILLISECONDS));
+	}
+
+	/** @return every registered projection's control */
+	public List<ProjectionControl> projections() {
+		return new ArrayList<>(this.runners.values());
+	}
+
+	/**
+	 * @param name a projection name
+	 * @return its control (the first registered with that name)
+	 */
+	public Optional<ProjectionControl> projection(String name) {
+		return this.runners.values().stream().filter((r) -> r.id().name().equals(name)).findFirst()
+			.map((r) -> (ProjectionControl) r);
+	}
+
+	/** @return completes when every registered projection is running */
+	public CompletionStage<Void> startAll() {
+		return CompletableFuture.allOf(this.runners.values().stream().map((r) -> r.start().toCompletableFuture())
+			.toArray(CompletableFuture[]::new));
+	}
+
+	/** @return completes when every projection stopped after its event in hand and stored its offset */
+	public CompletionStage<Void> stopAll() {
+		this.fanOuts.forEach((task) -> task.cancel(false));
+		return CompletableFuture.allOf(this.runners.values().stream().map((r) -> r.stop().toCompletableFuture())
+			.toArray(CompletableFuture[]::new));
+	}
+
+	/**
+	 * @param listener told about every event any projection skips
+	 */
+	public void addDeadLetterListener(Consumer<DeadLetter> listener) {
+		this.deadLetterListeners.add(listener);
+	}
+
+	private void publish(DeadLetter letter) {
+		for (Consumer<DeadLetter> listener : this.deadLetterListeners) {
+			listener.accept(letter);
+		}
+	}
+
+	/** Stops every projection (waiting up to 30 s) and the engine's threads. */
+	@Override
+	public void close() {
+		this.journal.removeAppendListener(this.wakeUp);
+		try {
+			stopAll().toCompletableFuture().get(30, TimeUnit.SECONDS);
+		}
+		catch (Exception ex) {
+			logger.warn("Projections did not stop within 30 s", ex);
+		}
+		this.executor.shutdownNow();
+	}
+
+	/** Builds a {@link ProjectionEngine}. */
+	public static final class Builder {
+
+		private final Journal journal;
+
+		private @Nullable CassandraReadJournal readJournal;
+
+		private OffsetStore offsets = new InMemoryOffsetStore();
+
+		private @Nullable DeadLetterQueue deadLetters;
+
+		private MeterRegistry meterRegistry = new SimpleMeterRegistry();
+
+		private RetryScheduler retries = RetryScheduler.REAL_TIME;
+
+		private EventSerializer serializer = new JacksonEventSerializer();
+
+		private Clock clock = Clock.systemUTC();
+
+		private int threads = 2;
+
+		Builder(Journal journal) {
+			this.journal = Objects.requireNonNull(journal, "journal");
+		}
+
+		/** @param readJournal the query side, needed by by-tag projections and fan-out; @return this */
+		public Builder readJournal(CassandraReadJournal readJournal) {
+			this.readJournal = readJournal;
+			this.serializer = readJournal.serializer();
+			return this;
+		}
+
+		/** @param offsets where cursors are kept (default in memory: tests only); @return this */
+		public Builder offsetStore(OffsetStore offsets) {
+			this.offsets = Objects.requireNonNull(offsets, "offsets");
+			return this;
+		}
+
+		/** @param deadLetters the dead-letter queue, or {@code null} to only publish dead letters; @return this */
+		public Builder deadLetterQueue(@Nullable DeadLetterQueue deadLetters) {
+			this.deadLetters = deadLetters;
+			return this;
+		}
+
+		/** @param registry where meters go; @return this */
+		public Builder meterRegistry(MeterRegistry registry) {
+			this.meterRegistry = Objects.requireNonNull(registry, "registry");
+			return this;
+		}
+
+		/** @param retries how retries wait (tests record instead of sleeping); @return this */
+		public Builder retryScheduler(RetryScheduler retries) {
+			this.retries = Objects.requireNonNull(retries, "retries");
+			return this;
+		}
+
+		/** @param serializer how payloads are read; @return this */
+		public Builder serializer(EventSerializer serializer) {
+			this.serializer = Objects.requireNonNull(serializer, "serializer");
+			return this;
+		}
+
+		/** @param clock the clock for lag and dead-letter time stamps; @return this */
+		public Builder clock(Clock clock) {
+			this.clock = Objects.requireNonNull(clock, "clock");
+			return this;
+		}
+
+		/** @param threads threads shared by all projections (default 2); @return this */
+		public Builder threads(int threads) {
+			if (threads < 1) {
+				throw new IllegalArgumentException("threads must be at least 1, was " + threads);
+			}
+			this.threads = threads;
+			return this;
+		}
+
+		/** @return the engine (projections registered later, none started) */
+		public ProjectionEngine build() {
+			return new ProjectionEngine(this);
+		}
+
+	}
+
+}

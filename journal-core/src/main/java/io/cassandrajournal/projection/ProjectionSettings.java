@@ -1,0 +1,101 @@
+package io.cassandrajournal.projection;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+import io.cassandrajournal.query.FeedSettings;
+
+/**
+ * How a projection runs: recovery, retries and backoff, polling, the tag feed's windows, and whether later
+ * events of a persistenceId wait behind its dead letters. Immutable; start from {@link #defaults()}.
+ *
+ * @param recoveryStrategy what to do when the handler fails (default {@link RecoveryStrategy#RETRY_AND_FAIL})
+ * @param maxRetries retries after the first attempt (default 3: a bad event reaches the handler 4 times)
+ * @param retryBackoff the first retry's delay, doubled each time (default 1 s)
+ * @param maxRetryBackoff the cap of the delay (default 60 s)
+ * @param pollInterval how long an idle projection waits before reading again (default 1 s); appends by
+ * this process wake matching projections at once
+ * @param feed the tag feed's windows and page size
+ * @param parkAfterDeadLetter whether later events of a persistenceId that has a dead letter in this
+ * projection are parked as dead letters too, keeping per-entity order until redelivery (default false)
+ * @param onFailure called for every failed attempt; its own exceptions are logged and swallowed
+ */
+public record ProjectionSettings(RecoveryStrategy recoveryStrategy, int maxRetries, Duration retryBackoff,
+		Duration maxRetryBackoff, Duration pollInterval, FeedSettings feed, boolean parkAfterDeadLetter,
+		Consumer<ProjectionFailure> onFailure) {
+
+	public ProjectionSettings {
+		Objects.requireNonNull(recoveryStrategy, "recoveryStrategy");
+		Objects.requireNonNull(retryBackoff, "retryBackoff");
+		Objects.requireNonNull(maxRetryBackoff, "maxRetryBackoff");
+		Objects.requireNonNull(pollInterval, "pollInterval");
+		Objects.requireNonNull(feed, "feed");
+		Objects.requireNonNull(onFailure, "onFailure");
+		if (maxRetries < 0) {
+			throw new IllegalArgumentException("maxRetries must be 0 or more, was " + maxRetries);
+		}
+		if (pollInterval.isNegative() || pollInterval.isZero()) {
+			throw new IllegalArgumentException("pollInterval must be positive, was " + pollInterval);
+		}
+		if (retryBackoff.isNegative() || maxRetryBackoff.compareTo(retryBackoff) < 0) {
+			throw new IllegalArgumentException("retryBackoff must be positive and at most maxRetryBackoff, was "
+					+ retryBackoff + " / " + maxRetryBackoff);
+		}
+	}
+
+	/** @return the defaults */
+	public static ProjectionSettings defaults() {
+		return new ProjectionSettings(RecoveryStrategy.RETRY_AND_FAIL, 3, Duration.ofSeconds(1), Duration.ofSeconds(60),
+				Duration.ofSeconds(1), FeedSettings.DEFAULTS.withPageSize(100), false, (failure) -> {
+				});
+	}
+
+	public ProjectionSettings withRecoveryStrategy(RecoveryStrategy strategy) {
+		return new ProjectionSettings(strategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
+				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure);
+	}
+
+	public ProjectionSettings withMaxRetries(int retries) {
+		return new ProjectionSettings(this.recoveryStrategy, retries, this.retryBackoff, this.maxRetryBackoff,
+				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure);
+	}
+
+	public ProjectionSettings withRetryBackoff(Duration first, Duration max) {
+		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, first, max, this.pollInterval, this.feed,
+				this.parkAfterDeadLetter, this.onFailure);
+	}
+
+	public ProjectionSettings withPollInterval(Duration interval) {
+		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
+				interval, this.feed, this.parkAfterDeadLetter, this.onFailure);
+	}
+
+	public ProjectionSettings withFeed(FeedSettings settings) {
+		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
+				this.pollInterval, settings, this.parkAfterDeadLetter, this.onFailure);
+	}
+
+	public ProjectionSettings withParkAfterDeadLetter(boolean park) {
+		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
+				this.pollInterval, this.feed, park, this.onFailure);
+	}
+
+	public ProjectionSettings withOnFailure(Consumer<ProjectionFailure> hook) {
+		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
+				this.pollInterval, this.feed, this.parkAfterDeadLetter, hook);
+	}
+
+	/**
+	 * @param retry 1 for the first retry
+	 * @return the delay before that retry: {@code retryBackoff * 2^(retry-1)}, at most {@code maxRetryBackoff}
+	 */
+	public Duration backoff(int retry) {
+		Duration delay = this.retryBackoff;
+		for (int i = 1; i < retry && delay.compareTo(this.maxRetryBackoff) < 0; i++) {
+			delay = delay.multipliedBy(2);
+		}
+		return (delay.compareTo(this.maxRetryBackoff) > 0) ? this.maxRetryBackoff : delay;
+	}
+
+}
