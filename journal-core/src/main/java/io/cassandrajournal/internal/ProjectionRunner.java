@@ -248,14 +248,15 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 			return CompletableFuture.completedFuture(count);
 		}
 		DeadLetter letter = letters.get(index);
-		return invoke(letter.event()).handle((ok, error) -> error).thenCompose((error) -> {
+		return invoke(letter.event()).handle((ok, error) -> error).thenComposeAsync((error) -> {
 			if (error != null) {
 				logger.warn("Projection {}: redelivery of {}#{} failed again: {}", this.id, letter.event().persistenceId(),
 						letter.event().sequenceNr(), Errors.unwrap(error).toString());
 				return redeliver(letters, index + 1, count);
 			}
-			return this.deadLetters.remove(letter).thenCompose((ignored) -> redeliver(letters, index + 1, count + 1));
-		});
+			return this.deadLetters.remove(letter)
+				.thenComposeAsync((ignored) -> redeliver(letters, index + 1, count + 1), this.executor);
+		}, this.executor);
 	}
 
 	/**
@@ -352,10 +353,12 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 		if (index == events.size() || this.state == ProjectionState.STOPPED || this.state == ProjectionState.FAILED) {
 			return CompletableFuture.completedFuture(null);
 		}
-		return handleOne(events.get(index)).thenCompose((ignored) -> {
+		// Async on the engine's executor: a handler's stage may complete on a driver thread, and the next
+		// handler (which may block) must never run there.
+		return handleOne(events.get(index)).thenComposeAsync((ignored) -> {
 			this.handledInBatch = index + 1;
 			return handleFrom(events, index + 1);
-		});
+		}, this.executor);
 	}
 
 	private CompletionStage<Void> handleOne(PersistentEvent<String> event) {
