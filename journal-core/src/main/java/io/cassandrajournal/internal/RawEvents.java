@@ -12,8 +12,15 @@ public final class RawEvents {
 	private RawEvents() {
 	}
 
+	/**
+	 * @param type the payload type; {@code String.class} keeps the stored JSON text as it is
+	 */
+	@SuppressWarnings("unchecked")
 	public static <E> PersistentEvent<E> deserialize(PersistentEvent<String> raw, EventSerializer serializer,
 			Class<E> type) {
+		if (type == String.class) {
+			return (PersistentEvent<E>) raw;
+		}
 		try {
 			return raw.withPayload(serializer.deserialize(raw.payload(), type));
 		}

@@ -69,8 +69,12 @@ public final class CassandraJournal implements Journal {
 
 	private final List<AppendListener> listeners = new CopyOnWriteArrayList<>();
 
-	private CassandraJournal(CqlSession session, CassandraJournalOptions options, EventSerializer serializer) {
+	private final JournalMetrics metrics;
+
+	private CassandraJournal(CqlSession session, CassandraJournalOptions options, EventSerializer serializer,
+			JournalMetrics metrics) {
 		this.session = session;
+		this.metrics = metrics;
 		this.options = options;
 		this.serializer = serializer;
 		this.statements = new JournalStatements(session, options);
@@ -90,11 +94,25 @@ public final class CassandraJournal implements Journal {
 	 */
 	public static CassandraJournal create(CqlSession session, CassandraJournalOptions options,
 			EventSerializer serializer) {
+		return create(session, options, serializer, JournalMetrics.NONE);
+	}
+
+	/**
+	 * As {@link #create(CqlSession, CassandraJournalOptions, EventSerializer)}, recording every operation.
+	 * @param session an open session (not closed by the journal)
+	 * @param options the options
+	 * @param serializer turns payloads into JSON text
+	 * @param metrics told about appends, conflicts and replays
+	 * @return a ready journal
+	 */
+	public static CassandraJournal create(CqlSession session, CassandraJournalOptions options,
+			EventSerializer serializer, JournalMetrics metrics) {
 		Objects.requireNonNull(session, "session");
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(serializer, "serializer");
+		Objects.requireNonNull(metrics, "metrics");
 		SchemaManager.ensure(session, options, tables(options));
-		return new CassandraJournal(session, options, serializer);
+		return new CassandraJournal(session, options, serializer, metrics);
 	}
 
 	/**
@@ -124,11 +142,20 @@ public final class CassandraJournal implements Journal {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
+		long started = System.nanoTime();
 		return Errors.translating(this.writer.append(persistenceId, expectedSequenceNr, events, payloads),
 				"Append to", persistenceId)
-			.thenApply((result) -> {
-				notifyListeners(result);
-				return result;
+			.whenComplete((result, error) -> {
+				if (error == null) {
+					this.metrics.appended(result, java.time.Duration.ofNanos(System.nanoTime() - started));
+					notifyListeners(result);
+				}
+				else if (Errors.unwrap(error) instanceof JournalConcurrencyException) {
+					this.metrics.conflict(persistenceId);
+				}
+				else {
+					this.metrics.appendFailed(persistenceId, Errors.unwrap(error));
+				}
 			});
 	}
 
@@ -142,8 +169,16 @@ public final class CassandraJournal implements Journal {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		return Errors.translating(this.reader.replay(persistenceId, fromSequenceNr, toSequenceNr, payloadType, consumer),
-				"Replay of", persistenceId);
+		long started = System.nanoTime();
+		java.util.concurrent.atomic.AtomicLong count = new java.util.concurrent.atomic.AtomicLong();
+		return Errors.translating(this.reader.replay(persistenceId, fromSequenceNr, toSequenceNr, payloadType, (event) -> {
+			count.incrementAndGet();
+			consumer.accept(event);
+		}), "Replay of", persistenceId).whenComplete((last, error) -> {
+			if (error == null) {
+				this.metrics.replayed(count.get(), java.time.Duration.ofNanos(System.nanoTime() - started));
+			}
+		});
 	}
 
 	@Override

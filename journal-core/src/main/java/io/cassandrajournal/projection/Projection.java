@@ -14,7 +14,8 @@ import io.cassandrajournal.query.TagFilter;
  * @param name the projection's name (part of its cursor identity)
  * @param tagFilter the tag filter, for a by-tag projection
  * @param persistenceId the persistenceId, for a by-persistenceId projection
- * @param payloadType the type payloads are read as; events that cannot be read as it fail their attempt
+ * @param payloadType the type payloads are read as; events that cannot be read as it fail their attempt;
+ * {@code String.class} hands the stored JSON text over unread
  * @param handler the handler
  * @param settings recovery, polling, feed settings
  */

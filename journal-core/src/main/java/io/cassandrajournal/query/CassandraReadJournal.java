@@ -12,6 +12,8 @@ import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.internal.Errors;
+import io.cassandrajournal.internal.JournalTables;
+import io.cassandrajournal.internal.SchemaManager;
 import io.cassandrajournal.internal.RawEvents;
 import io.cassandrajournal.internal.TagIndexReader;
 import io.cassandrajournal.journal.Journal;
@@ -38,7 +40,7 @@ public final class CassandraReadJournal {
 
 	private final EventSerializer serializer;
 
-	private final TagIndexReader tagReader;
+	private final @Nullable TagIndexReader tagReader;
 
 	private final java.time.Clock clock;
 
@@ -48,7 +50,7 @@ public final class CassandraReadJournal {
 		this.options = options;
 		this.serializer = serializer;
 		this.clock = options.clock();
-		this.tagReader = new TagIndexReader(session, options);
+		this.tagReader = options.useTagIndex() ? new TagIndexReader(session, options) : null;
 	}
 
 	/**
@@ -60,11 +62,15 @@ public final class CassandraReadJournal {
 	 */
 	public static CassandraReadJournal create(Journal journal, CqlSession session, CassandraJournalOptions options,
 			EventSerializer serializer) {
+		if (options.useTagIndex()) {
+			// The index may be written by another journal implementation: make sure it exists.
+			SchemaManager.ensure(session, options, List.of(JournalTables.tagIndex(options)));
+		}
 		return new CassandraReadJournal(Objects.requireNonNull(journal, "journal"), session, options, serializer);
 	}
 
-	private void checkTagQuery(TagFilter filter) {
-		if (!this.options.useTagIndex()) {
+	private TagIndexReader checkTagQuery(TagFilter filter) {
+		if (this.tagReader == null) {
 			throw new IllegalStateException("Tag queries read the events_by_tag index, which is off: set useTagIndex "
 					+ "(journal.cassandra.use-tag-index=true) and run TagIndexBackfill for events written before");
 		}
@@ -72,6 +78,7 @@ public final class CassandraReadJournal {
 			throw new IllegalArgumentException("Tag filter '" + filter.canonical() + "' names no tag an event must carry; "
 					+ "filters need at least one 'any' or 'all' tag");
 		}
+		return this.tagReader;
 	}
 
 	/**
@@ -85,13 +92,14 @@ public final class CassandraReadJournal {
 	 */
 	public <E> CompletionStage<EventsPage<E>> currentEventsByTag(TagFilter filter, TagOffset after, int limit,
 			Class<E> type) {
+		TagIndexReader reader;
 		try {
-			checkTagQuery(filter);
+			reader = checkTagQuery(filter);
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		return Errors.translating(this.tagReader.read(filter, after, this.clock.millis(), limit).thenApply((page) -> {
+		return Errors.translating(reader.read(filter, after, this.clock.millis(), limit).thenApply((page) -> {
 			List<TaggedEvent<E>> events = new ArrayList<>(page.events().size());
 			for (TaggedEvent<String> raw : page.events()) {
 				events.add(new TaggedEvent<>(raw.offset(), RawEvents.deserialize(raw.event(), this.serializer, type)));
@@ -112,24 +120,25 @@ public final class CassandraReadJournal {
 	 */
 	public <E> CompletionStage<TagOffset> forEachCurrentEventByTag(TagFilter filter, TagOffset after, Class<E> type,
 			Consumer<? super TaggedEvent<E>> consumer) {
+		TagIndexReader reader;
 		try {
-			checkTagQuery(filter);
+			reader = checkTagQuery(filter);
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
 		long upper = this.clock.millis();
-		return Errors.translating(walk(filter, after, upper, type, consumer), "Tag query", filter.canonical());
+		return Errors.translating(walk(reader, filter, after, upper, type, consumer), "Tag query", filter.canonical());
 	}
 
-	private <E> CompletionStage<TagOffset> walk(TagFilter filter, TagOffset after, long upper, Class<E> type,
-			Consumer<? super TaggedEvent<E>> consumer) {
-		return this.tagReader.read(filter, after, upper, this.options.pageSize()).thenCompose((page) -> {
+	private <E> CompletionStage<TagOffset> walk(TagIndexReader reader, TagFilter filter, TagOffset after, long upper,
+			Class<E> type, Consumer<? super TaggedEvent<E>> consumer) {
+		return reader.read(filter, after, upper, this.options.pageSize()).thenCompose((page) -> {
 			for (TaggedEvent<String> raw : page.events()) {
 				consumer.accept(new TaggedEvent<>(raw.offset(), RawEvents.deserialize(raw.event(), this.serializer, type)));
 			}
 			return page.caughtUp() ? CompletableFuture.completedFuture(page.resumeAfter())
-					: walk(filter, page.resumeAfter(), upper, type, consumer);
+					: walk(reader, filter, page.resumeAfter(), upper, type, consumer);
 		});
 	}
 
@@ -141,8 +150,7 @@ public final class CassandraReadJournal {
 	 * @return the feed
 	 */
 	public LiveTagFeed liveEventsByTag(TagFilter filter, TagOffset start, FeedSettings settings) {
-		checkTagQuery(filter);
-		return new LiveTagFeed(this.tagReader, filter, start, settings, this.clock);
+		return new LiveTagFeed(checkTagQuery(filter), filter, start, settings, this.clock);
 	}
 
 	/**

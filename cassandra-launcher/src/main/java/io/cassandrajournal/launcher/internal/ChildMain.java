@@ -59,8 +59,36 @@ public final class ChildMain {
 			catch (IOException ex) {
 				// a broken pipe means the same
 			}
-			orphaned(pid);
+			// Process.destroy() in the parent sends SIGTERM and then closes this pipe too: a deliberate stop,
+			// not an orphan. Give the signal a moment; if this JVM is shutting down, leave the node alone so
+			// Cassandra drains and keeps its data.
+			sleepQuietly(1000);
+			if (!shuttingDown()) {
+				orphaned(pid);
+			}
 		});
+	}
+
+	private static boolean shuttingDown() {
+		Thread probe = new Thread(() -> {
+		});
+		try {
+			Runtime.getRuntime().addShutdownHook(probe);
+			Runtime.getRuntime().removeShutdownHook(probe);
+			return false;
+		}
+		catch (IllegalStateException ex) {
+			return true;
+		}
+	}
+
+	private static void sleepQuietly(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	private static void daemon(String name, Runnable task) {
@@ -82,12 +110,7 @@ public final class ChildMain {
 			Runtime.getRuntime().halt(0);
 		}
 		daemon("cassandra-launcher-halt-backstop", () -> {
-			try {
-				Thread.sleep(DRAIN_BACKSTOP_MILLIS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
+			sleepQuietly(DRAIN_BACKSTOP_MILLIS);
 			Runtime.getRuntime().halt(0);
 		});
 		System.exit(0);

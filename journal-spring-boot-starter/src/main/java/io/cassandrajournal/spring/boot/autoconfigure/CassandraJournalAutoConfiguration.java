@@ -19,6 +19,7 @@ import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.JournalSessions;
 import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.Journal;
+import io.cassandrajournal.journal.JournalMetrics;
 import io.cassandrajournal.serialization.EventSerializer;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.snapshot.CassandraSnapshotStore;
@@ -86,8 +87,8 @@ public final class CassandraJournalAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(Journal.class)
 	CassandraJournal cassandraJournal(JournalSession session, CassandraJournalOptions options,
-			EventSerializer serializer) {
-		return CassandraJournal.create(session.session(), options, serializer);
+			EventSerializer serializer, ObjectProvider<JournalMetrics> metrics) {
+		return CassandraJournal.create(session.session(), options, serializer, metrics.getIfAvailable(() -> JournalMetrics.NONE));
 	}
 
 	@Bean

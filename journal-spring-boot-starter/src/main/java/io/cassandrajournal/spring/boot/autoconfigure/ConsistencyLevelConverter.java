@@ -20,7 +20,7 @@ final class ConsistencyLevelConverter implements Converter<String, DefaultConsis
 			}
 			catch (IllegalArgumentException ex) {
 				throw new IllegalArgumentException("Unknown consistency level code " + value + "; use a name such as "
-						+ "LOCAL_QUORUM or a code from 0 (ANY) to 10 (LOCAL_ONE)", ex);
+						+ "LOCAL_QUORUM or a code from 0 (ANY) to 10 (LOCAL_ONE)");
 			}
 		}
 		return DefaultConsistencyLevel.valueOf(value.toUpperCase(Locale.ROOT).replace('-', '_'));

@@ -135,6 +135,11 @@ public class JournalCassandraProperties {
 	 */
 	private final Embedded embedded = new Embedded();
 
+	/**
+	 * Projection defaults and the projection engine.
+	 */
+	private final Projections projections = new Projections();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -313,6 +318,217 @@ public class JournalCassandraProperties {
 
 	public Embedded getEmbedded() {
 		return this.embedded;
+	}
+
+	public Projections getProjections() {
+		return this.projections;
+	}
+
+	/**
+	 * Defaults of every projection (a @ProjectionHandler may override some) and the engine that runs them.
+	 */
+	public static class Projections {
+
+		/**
+		 * Whether @ProjectionHandler methods are discovered and run.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * How long an idle projection waits before reading again; appends of this application wake matching
+		 * projections at once.
+		 */
+		private Duration pollInterval = Duration.ofSeconds(1);
+
+		/**
+		 * What a projection does when its handler fails: retry-and-fail, retry-and-skip, fail or skip.
+		 */
+		private io.cassandrajournal.projection.RecoveryStrategy recoveryStrategy = io.cassandrajournal.projection.RecoveryStrategy.RETRY_AND_FAIL;
+
+		/**
+		 * Retries after the first failed attempt.
+		 */
+		private int maxRetries = 3;
+
+		/**
+		 * Delay before the first retry, doubled for each further retry.
+		 */
+		private Duration retryBackoff = Duration.ofSeconds(1);
+
+		/**
+		 * Cap of the retry delay.
+		 */
+		private Duration maxRetryBackoff = Duration.ofSeconds(60);
+
+		/**
+		 * How far behind real time a tag feed's head read stops; 0 gives the lowest latency.
+		 */
+		private Duration consistencyWindow = Duration.ZERO;
+
+		/**
+		 * How late an event may become visible in the tag index and still be delivered (the trailing sweep); 0
+		 * turns the sweep off, which is unsafe with several writers or clock skew.
+		 */
+		private Duration backtrackWindow = Duration.ofSeconds(10);
+
+		/**
+		 * Events read per batch; the cursor is stored after each batch.
+		 */
+		private int pageSize = 100;
+
+		/**
+		 * Whether later events of a persistenceId with a dead letter are parked behind it until redelivered.
+		 */
+		private boolean parkAfterDeadLetter;
+
+		/**
+		 * Threads shared by all projections.
+		 */
+		private int threads = 2;
+
+		/**
+		 * Whether skipped events are kept in a Cassandra dead-letter table.
+		 */
+		private boolean deadLetterQueue = true;
+
+		/**
+		 * Name of the dead-letter table.
+		 */
+		private String deadLetterTable = "projection_dead_letters";
+
+		/**
+		 * Which projection state turns the projections health DOWN: failed, failing or never.
+		 */
+		private HealthDownWhen healthDownWhen = HealthDownWhen.FAILED;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getPollInterval() {
+			return this.pollInterval;
+		}
+
+		public void setPollInterval(Duration pollInterval) {
+			this.pollInterval = pollInterval;
+		}
+
+		public io.cassandrajournal.projection.RecoveryStrategy getRecoveryStrategy() {
+			return this.recoveryStrategy;
+		}
+
+		public void setRecoveryStrategy(io.cassandrajournal.projection.RecoveryStrategy recoveryStrategy) {
+			this.recoveryStrategy = recoveryStrategy;
+		}
+
+		public int getMaxRetries() {
+			return this.maxRetries;
+		}
+
+		public void setMaxRetries(int maxRetries) {
+			this.maxRetries = maxRetries;
+		}
+
+		public Duration getRetryBackoff() {
+			return this.retryBackoff;
+		}
+
+		public void setRetryBackoff(Duration retryBackoff) {
+			this.retryBackoff = retryBackoff;
+		}
+
+		public Duration getMaxRetryBackoff() {
+			return this.maxRetryBackoff;
+		}
+
+		public void setMaxRetryBackoff(Duration maxRetryBackoff) {
+			this.maxRetryBackoff = maxRetryBackoff;
+		}
+
+		public Duration getConsistencyWindow() {
+			return this.consistencyWindow;
+		}
+
+		public void setConsistencyWindow(Duration consistencyWindow) {
+			this.consistencyWindow = consistencyWindow;
+		}
+
+		public Duration getBacktrackWindow() {
+			return this.backtrackWindow;
+		}
+
+		public void setBacktrackWindow(Duration backtrackWindow) {
+			this.backtrackWindow = backtrackWindow;
+		}
+
+		public int getPageSize() {
+			return this.pageSize;
+		}
+
+		public void setPageSize(int pageSize) {
+			this.pageSize = pageSize;
+		}
+
+		public boolean isParkAfterDeadLetter() {
+			return this.parkAfterDeadLetter;
+		}
+
+		public void setParkAfterDeadLetter(boolean parkAfterDeadLetter) {
+			this.parkAfterDeadLetter = parkAfterDeadLetter;
+		}
+
+		public int getThreads() {
+			return this.threads;
+		}
+
+		public void setThreads(int threads) {
+			this.threads = threads;
+		}
+
+		public boolean isDeadLetterQueue() {
+			return this.deadLetterQueue;
+		}
+
+		public void setDeadLetterQueue(boolean deadLetterQueue) {
+			this.deadLetterQueue = deadLetterQueue;
+		}
+
+		public String getDeadLetterTable() {
+			return this.deadLetterTable;
+		}
+
+		public void setDeadLetterTable(String deadLetterTable) {
+			this.deadLetterTable = deadLetterTable;
+		}
+
+		public HealthDownWhen getHealthDownWhen() {
+			return this.healthDownWhen;
+		}
+
+		public void setHealthDownWhen(HealthDownWhen healthDownWhen) {
+			this.healthDownWhen = healthDownWhen;
+		}
+
+	}
+
+	/**
+	 * Which projection state makes the projections health indicator report DOWN.
+	 */
+	public enum HealthDownWhen {
+
+		/** A projection stopped by its recovery strategy. */
+		FAILED,
+
+		/** A projection retrying a failed event, or stopped. */
+		FAILING,
+
+		/** Never: report states as details only. */
+		NEVER
+
 	}
 
 	/**

@@ -1,0 +1,61 @@
+package io.cassandrajournal.spring.boot.autoconfigure;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import io.cassandrajournal.projection.ProjectionEngine;
+import io.cassandrajournal.projection.ProjectionState;
+import io.cassandrajournal.spring.boot.actuate.ProjectionsEndpoint;
+import io.cassandrajournal.spring.boot.health.ProjectionsHealthIndicator;
+
+/**
+ * The {@code projections} actuator endpoint and the {@code projections} health contributor.
+ */
+@AutoConfiguration(after = JournalProjectionsAutoConfiguration.class)
+@ConditionalOnBean(ProjectionEngine.class)
+public final class JournalActuatorAutoConfiguration {
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(Endpoint.class)
+	@ConditionalOnAvailableEndpoint(ProjectionsEndpoint.class)
+	static class EndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ProjectionsEndpoint projectionsEndpoint(ProjectionEngine engine) {
+			return new ProjectionsEndpoint(engine);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(HealthIndicator.class)
+	@ConditionalOnEnabledHealthIndicator("projections")
+	static class HealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "projectionsHealthIndicator")
+		ProjectionsHealthIndicator projectionsHealthIndicator(ProjectionEngine engine,
+				JournalCassandraProperties properties) {
+			Set<ProjectionState> down = switch (properties.getProjections().getHealthDownWhen()) {
+				case FAILED -> EnumSet.of(ProjectionState.FAILED);
+				case FAILING -> EnumSet.of(ProjectionState.FAILED, ProjectionState.FAILING);
+				case NEVER -> EnumSet.noneOf(ProjectionState.class);
+			};
+			return new ProjectionsHealthIndicator(engine, down);
+		}
+
+	}
+
+}

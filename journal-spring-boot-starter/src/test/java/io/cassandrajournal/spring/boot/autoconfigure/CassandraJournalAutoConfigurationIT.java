@@ -1,0 +1,173 @@
+package io.cassandrajournal.spring.boot.autoconfigure;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.cassandra.autoconfigure.CassandraAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.inmemory.InMemoryJournal;
+import io.cassandrajournal.journal.CassandraJournal;
+import io.cassandrajournal.journal.Journal;
+import io.cassandrajournal.projection.ProjectionEngine;
+import io.cassandrajournal.query.CassandraReadJournal;
+import io.cassandrajournal.snapshot.SnapshotStore;
+import io.cassandrajournal.state.DurableStateStore;
+import io.cassandrajournal.testsupport.CassandraTest;
+import io.cassandrajournal.testsupport.TestKeyspace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The auto-configuration against a real node: defaults, property mapping, back-off, switches.
+ */
+@CassandraTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class CassandraJournalAutoConfigurationIT {
+
+	private ApplicationContextRunner runner;
+
+	private String contactPoint;
+
+	@BeforeAll
+	void runner(TestKeyspace keyspace) {
+		InetSocketAddress point = keyspace.contactPoints().get(0);
+		this.contactPoint = point.getHostString() + ":" + point.getPort();
+		this.runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(CassandraAutoConfiguration.class,
+					CassandraJournalAutoConfiguration.class, JournalProjectionsAutoConfiguration.class))
+			.withPropertyValues("spring.cassandra.contact-points=" + this.contactPoint,
+					"spring.cassandra.local-datacenter=datacenter1", "journal.cassandra.keyspace=" + keyspace.name(),
+					"journal.cassandra.use-tag-index=true");
+	}
+
+	@Test
+	void defaultsUseTheApplicationsSessionAndReferenceDefaults() {
+		this.runner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(CassandraJournal.class)
+				.hasSingleBean(SnapshotStore.class)
+				.hasSingleBean(DurableStateStore.class)
+				.hasSingleBean(CassandraReadJournal.class)
+				.hasSingleBean(ProjectionEngine.class)
+				.hasSingleBean(CqlSession.class);
+			assertThat(context.getBean(JournalSession.class).isOwned()).isFalse();
+			CassandraJournalOptions options = context.getBean(CassandraJournalOptions.class);
+			assertThat(options.eventsTable()).isEqualTo("events");
+			assertThat(options.metadataTable()).isEqualTo("metadata");
+			assertThat(options.allIdsTable()).isEqualTo("all_persistence_ids");
+			assertThat(options.tagIndexTable()).isEqualTo("events_by_tag");
+			assertThat(options.partitionSize()).isEqualTo(500_000);
+			assertThat(options.autoCreateTables()).isTrue();
+			assertThat(options.consistency()).isEqualTo(DefaultConsistencyLevel.LOCAL_QUORUM);
+			assertThat(options.lightweightTransactions()).isTrue();
+			assertThat(options.serialConsistency()).isEmpty();
+		});
+	}
+
+	@Test
+	void everyPropertyIsMapped() {
+		this.runner.withPropertyValues("journal.cassandra.contact-points=" + this.contactPoint,
+				"journal.cassandra.local-datacenter=datacenter1", "journal.cassandra.events-table=my_events",
+				"journal.cassandra.metadata-table=my_metadata", "journal.cassandra.all-ids-table=my_ids",
+				"journal.cassandra.tag-index-table=my_tags", "journal.cassandra.snapshots-table=my_snapshots",
+				"journal.cassandra.durable-state-table=my_state", "journal.cassandra.partition-size=1000",
+				"journal.cassandra.consistency=6", "journal.cassandra.serial-consistency=9",
+				"journal.cassandra.lightweight-transactions=true", "journal.cassandra.persistence-id-buckets=4",
+				"journal.cassandra.page-size=250", "journal.cassandra.request-timeout=7s",
+				"journal.cassandra.projections.poll-interval=250ms", "journal.cassandra.projections.max-retries=7",
+				"journal.cassandra.projections.recovery-strategy=retry-and-skip",
+				"journal.cassandra.projections.backtrack-window=3s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				CassandraJournalOptions options = context.getBean(CassandraJournalOptions.class);
+				assertThat(options.contactPoints()).containsExactly(this.contactPoint);
+				assertThat(options.localDatacenter()).hasValue("datacenter1");
+				assertThat(options.eventsTable()).isEqualTo("my_events");
+				assertThat(options.metadataTable()).isEqualTo("my_metadata");
+				assertThat(options.allIdsTable()).isEqualTo("my_ids");
+				assertThat(options.tagIndexTable()).isEqualTo("my_tags");
+				assertThat(options.snapshotsTable()).isEqualTo("my_snapshots");
+				assertThat(options.durableStateTable()).isEqualTo("my_state");
+				assertThat(options.partitionSize()).isEqualTo(1000);
+				assertThat(options.consistency()).as("numeric code 6").isEqualTo(DefaultConsistencyLevel.LOCAL_QUORUM);
+				assertThat(options.serialConsistency()).as("numeric code 9").hasValue(DefaultConsistencyLevel.LOCAL_SERIAL);
+				assertThat(options.persistenceIdBuckets()).isEqualTo(4);
+				assertThat(options.pageSize()).isEqualTo(250);
+				assertThat(options.requestTimeout()).isEqualTo(Duration.ofSeconds(7));
+				assertThat(context.getBean(JournalSession.class).isOwned()).as("own session with contact points").isTrue();
+				io.cassandrajournal.projection.ProjectionSettings defaults = context
+					.getBean(io.cassandrajournal.projection.ProjectionSettings.class);
+				assertThat(defaults.pollInterval()).isEqualTo(Duration.ofMillis(250));
+				assertThat(defaults.maxRetries()).isEqualTo(7);
+				assertThat(defaults.recoveryStrategy())
+					.isEqualTo(io.cassandrajournal.projection.RecoveryStrategy.RETRY_AND_SKIP);
+				assertThat(defaults.feed().backtrackWindow()).isEqualTo(Duration.ofSeconds(3));
+			});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserJournal {
+
+		@Bean
+		Journal myJournal() {
+			return new InMemoryJournal();
+		}
+
+	}
+
+	@Test
+	void userBeansWin() {
+		this.runner.withUserConfiguration(UserJournal.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(Journal.class).doesNotHaveBean(CassandraJournal.class);
+			assertThat(context.getBean(Journal.class)).isInstanceOf(InMemoryJournal.class);
+		});
+	}
+
+	@Test
+	void theSwitchTurnsEverythingOff() {
+		this.runner.withPropertyValues("journal.cassandra.enabled=false").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).doesNotHaveBean(CassandraJournalOptions.class)
+				.doesNotHaveBean(Journal.class)
+				.doesNotHaveBean(ProjectionEngine.class);
+		});
+	}
+
+	@Test
+	void backsOffWithoutTheDriver() {
+		this.runner.withClassLoader(new FilteredClassLoader(CqlSession.class)).run((context) -> {
+			assertThat(context).doesNotHaveBean(CassandraJournalOptions.class).doesNotHaveBean(Journal.class);
+		});
+	}
+
+	@Test
+	void badPropertiesFailWithAMessageThatSaysWhatToChange() {
+		this.runner.withPropertyValues("journal.cassandra.events-table=events; DROP TABLE x").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("eventsTable must be a plain CQL identifier");
+		});
+		this.runner.withPropertyValues("journal.cassandra.consistency=11").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("Unknown consistency level code 11");
+		});
+		this.runner.withPropertyValues("journal.cassandra.keyspace=missing_keyspace").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("Keyspace 'missing_keyspace' does not exist");
+		});
+	}
+
+}

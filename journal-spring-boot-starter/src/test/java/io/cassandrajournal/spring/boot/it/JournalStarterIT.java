@@ -1,0 +1,158 @@
+package io.cassandrajournal.spring.boot.it;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.databind.json.JsonMapper;
+
+import io.cassandrajournal.JournalUnavailableException;
+import io.cassandrajournal.journal.EventToAppend;
+import io.cassandrajournal.journal.Journal;
+import io.cassandrajournal.launcher.CassandraNode;
+import io.cassandrajournal.spring.boot.projection.TestEvents;
+import io.cassandrajournal.testsupport.SharedCassandra;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The starter in a running application on a real node: annotated projections, health, Prometheus meters,
+ * the projections endpoint, and what happens when Cassandra goes away and comes back.
+ */
+@SpringBootTest(classes = StarterTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "journal.cassandra.use-tag-index=true", "journal.cassandra.projections.poll-interval=300ms",
+				"journal.cassandra.projections.retry-backoff=200ms", "journal.cassandra.projections.max-retry-backoff=1s",
+				"journal.cassandra.projections.max-retries=100",
+				"management.endpoints.web.exposure.include=health,prometheus,projections",
+				"management.endpoint.health.show-details=always", "management.endpoint.projections.access=unrestricted" })
+class JournalStarterIT {
+
+	@DynamicPropertySource
+	static void cassandra(DynamicPropertyRegistry registry) {
+		registry.add("spring.cassandra.contact-points", () -> {
+			var point = SharedCassandra.contactPoints().get(0);
+			return point.getHostString() + ":" + point.getPort();
+		});
+		registry.add("spring.cassandra.local-datacenter", () -> "datacenter1");
+		registry.add("journal.cassandra.keyspace", () -> SharedCassandra.createKeyspace("starter"));
+	}
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private Journal journal;
+
+	@Autowired
+	private StarterTestApplication.Views views;
+
+	private final HttpClient http = HttpClient.newHttpClient();
+
+	private final JsonMapper json = JsonMapper.builder().build();
+
+	@Test
+	void projectionsHealthMetricsEndpointAndAnOutage() throws Exception {
+		append("starter-acct-1", 0, new TestEvents.Deposited(10), new TestEvents.Withdrawn(3));
+		append("starter-acct-2", 0, new TestEvents.Deposited(5));
+		await().atMost(Duration.ofSeconds(20)).until(() -> this.views.byTag.size() == 3 && this.views.byPid.size() == 2);
+		assertThat(this.views.byTag).contains("starter-acct-1#1+10", "-3", "starter-acct-2#1+5");
+		assertThat(this.views.byPid).containsExactly(1L, 2L);
+
+		Map<String, Object> health = get("/actuator/health");
+		assertThat(health).containsEntry("status", "UP");
+		assertThat(component(health, "journal")).containsEntry("status", "UP");
+		assertThat(component(health, "projections")).containsEntry("status", "UP");
+
+		String prometheus = getText("/actuator/prometheus");
+		assertThat(prometheus).contains("journal_appends_seconds_count", "journal_events_appended_total",
+				"persistence_projection_events_handled_total{projection=\"by-tag\"}", "persistence_projection_stalled",
+				"persistence_projection_failures_total", "persistence_projection_events_skipped_total",
+				"persistence_projection_handler_duration_seconds");
+
+		Map<String, Object> list = get("/actuator/projections");
+		assertThat((List<?>) list.get("projections")).hasSize(2);
+		assertThat(post("/actuator/projections/by-tag/pause")).isEqualTo(200);
+		assertThat(get("/actuator/projections/by-tag")).containsEntry("state", "PAUSED");
+		assertThat(post("/actuator/projections/by-tag/resume")).isEqualTo(200);
+		assertThat(post("/actuator/projections/by-tag/reset")).isEqualTo(200);
+		await().atMost(Duration.ofSeconds(20)).until(() -> this.views.byTag.size() == 6);
+
+		// Cassandra goes away: health turns DOWN, appends fail with a clear error; it comes back and the
+		// projections catch up with what was appended just before.
+		append("starter-acct-1", 2, new TestEvents.Deposited(100));
+		CassandraNode node = SharedCassandra.node();
+		node.stop();
+		try {
+			await().atMost(Duration.ofSeconds(30)).until(() -> !"UP".equals(getQuietly("/actuator/health").get("status")));
+			assertThatExceptionOfType(JournalUnavailableException.class)
+				.isThrownBy(() -> append("starter-acct-2", 1, new TestEvents.Deposited(1)))
+				.withMessageContaining("starter-acct-2");
+		}
+		finally {
+			node.start();
+		}
+		await().atMost(Duration.ofSeconds(60)).until(() -> "UP".equals(getQuietly("/actuator/health").get("status")));
+		append("starter-acct-2", 1, new TestEvents.Deposited(7));
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> this.views.byTag.contains("starter-acct-1#3+100") && this.views.byTag.contains("starter-acct-2#2+7")
+					&& this.views.byPid.contains(3L));
+	}
+
+	private void append(String pid, long expected, TestEvents... events) {
+		List<EventToAppend> list = java.util.Arrays.stream(events).map((e) -> EventToAppend.of(e, "starter")).toList();
+		try {
+			this.journal.append(pid, expected, list).toCompletableFuture().get();
+		}
+		catch (java.util.concurrent.ExecutionException ex) {
+			throw (RuntimeException) ex.getCause();
+		}
+		catch (InterruptedException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, Object> component(Map<String, Object> health, String name) {
+		return (Map<String, Object>) ((Map<String, Object>) health.get("components")).get(name);
+	}
+
+	private Map<String, Object> getQuietly(String path) {
+		try {
+			return get(path);
+		}
+		catch (Exception ex) {
+			return Map.of("status", "ERROR");
+		}
+	}
+
+	@SuppressWarnings("unchecked")
+	private Map<String, Object> get(String path) throws IOException, InterruptedException {
+		return this.json.readValue(getText(path), Map.class);
+	}
+
+	private String getText(String path) throws IOException, InterruptedException {
+		return this.http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path)).build(),
+				HttpResponse.BodyHandlers.ofString()).body();
+	}
+
+	private int post(String path) throws IOException, InterruptedException {
+		return this.http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
+			.POST(HttpRequest.BodyPublishers.ofString("{}"))
+			.header("Content-Type", "application/json")
+			.build(), HttpResponse.BodyHandlers.ofString()).statusCode();
+	}
+
+}
