@@ -27,6 +27,14 @@ public final class Account implements EventSourcedEntity<Account.State, AccountE
 		return "account-" + accountId;
 	}
 
+	/**
+	 * @param persistenceId a persistenceId of the form {@code account-{id}}
+	 * @return the account id
+	 */
+	public static String accountId(String persistenceId) {
+		return persistenceId.startsWith("account-") ? persistenceId.substring("account-".length()) : persistenceId;
+	}
+
 	@Override
 	public State emptyState() {
 		return new State(false, 0);

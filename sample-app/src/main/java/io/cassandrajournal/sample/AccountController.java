@@ -8,7 +8,11 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
+import java.util.List;
+
 import io.cassandrajournal.entity.EntityState;
+import io.cassandrajournal.sample.readmodel.AccountBalanceRepository;
+import io.cassandrajournal.sample.readmodel.StatementRepository;
 
 /**
  * The account REST API.
@@ -18,8 +22,14 @@ public class AccountController {
 
 	private final AccountService service;
 
-	public AccountController(AccountService service) {
+	private final AccountBalanceRepository balances;
+
+	private final StatementRepository statements;
+
+	public AccountController(AccountService service, AccountBalanceRepository balances, StatementRepository statements) {
 		this.service = service;
+		this.balances = balances;
+		this.statements = statements;
 	}
 
 	/**
@@ -56,9 +66,49 @@ public class AccountController {
 		return AccountView.of(id, this.service.withdraw(id, positive(request)));
 	}
 
+	/**
+	 * @param id the account
+	 * @return its balance from the read model (eventually consistent: a few milliseconds behind the journal)
+	 */
 	@GetMapping("/accounts/{id}")
 	public AccountView get(@PathVariable String id) {
-		return AccountView.of(id, this.service.get(id));
+		return this.balances.findById(id)
+			.map((row) -> new AccountView(id, row.getBalance()))
+			.orElseThrow(() -> new AccountExceptions.NotFound(id));
+	}
+
+	/**
+	 * @param id the account
+	 * @return its statement lines in order, from the read model
+	 */
+	@GetMapping("/accounts/{id}/statement")
+	public List<StatementLine> statement(@PathVariable String id) {
+		List<StatementLine> lines = this.statements.findByAccountId(id)
+			.stream()
+			.map((e) -> new StatementLine(e.getSequenceNr(), e.getKind(), e.getAmount(), e.getAt().toString()))
+			.toList();
+		if (lines.isEmpty()) {
+			throw new AccountExceptions.NotFound(id);
+		}
+		return lines;
+	}
+
+	/** @return every account's balance, from the read model (at most 1,000) */
+	@GetMapping("/accounts")
+	public List<AccountView> list() {
+		return this.balances.findAll(org.springframework.data.domain.PageRequest.of(0, 1000))
+			.stream()
+			.map((row) -> new AccountView(row.getAccountId(), row.getBalance()))
+			.toList();
+	}
+
+	/**
+	 * @param sequenceNr the event's position in the account's stream
+	 * @param kind opened, deposited or withdrawn
+	 * @param amount the amount (0 for opened)
+	 * @param at when it happened
+	 */
+	public record StatementLine(long sequenceNr, String kind, long amount, String at) {
 	}
 
 	private static long positive(AmountRequest request) {

@@ -5,6 +5,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import tools.jackson.databind.json.JsonMapper;
@@ -17,6 +20,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The sample as a user meets it: it starts its own embedded Cassandra node (here on a free port, in a
@@ -49,6 +53,7 @@ class BankApplicationIT {
 	}
 
 	@Test
+	@SuppressWarnings("unchecked")
 	void accountApiAppliesTheBusinessRulesAndAnswersProblems() throws Exception {
 		assertThat(post("/accounts/it-1", "").status()).isEqualTo(201);
 		assertThat(post("/accounts/it-1", "").status()).isEqualTo(409);
@@ -63,12 +68,58 @@ class BankApplicationIT {
 		assertThat(post("/accounts/it-1/deposits", "{not json").status()).isEqualTo(400);
 		assertThat(post("/accounts/nobody/deposits", "{\"amount\": 5}").status()).isEqualTo(404);
 		assertThat(get("/accounts/nobody").status()).isEqualTo(404);
-		assertThat(get("/accounts/it-1").body()).containsEntry("balance", 15);
+		await().atMost(Duration.ofSeconds(20)).until(() -> Integer.valueOf(15).equals(get("/accounts/it-1").body().get("balance")));
+		List<?> statement = getList("/accounts/it-1/statement");
+		assertThat(statement).hasSize(3);
+		assertThat((Map<Object, Object>) statement.get(1)).containsEntry("kind", "deposited").containsEntry("amount", 25);
+		assertThat((Map<Object, Object>) statement.get(2)).containsEntry("kind", "withdrawn").containsEntry("amount", 10);
 
 		Row deposit = this.session.execute("SELECT payload, tags FROM bank.events WHERE persistence_id = 'account-it-1' "
 				+ "AND partition_nr = 0 AND sequence_nr = 2").one();
 		assertThat(deposit.getString("payload")).isEqualTo("{\"kind\":\"deposited\",\"amount\":25}");
 		assertThat(deposit.getSet("tags", String.class)).containsExactly("account");
+	}
+
+	@Test
+	void fiftyAccountsEightClientsFiveThousandOperationsLeaveReadModelsEqualToTheJournal() throws Exception {
+		HttpRequest load = HttpRequest.newBuilder(uri("/load"))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString("{\"accounts\": 50, \"operations\": 5000, \"concurrency\": 8}"))
+			.build();
+		HttpResponse<String> response = this.client.send(load, HttpResponse.BodyHandlers.ofString());
+		assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+		System.out.println("load: " + response.body());
+		Map<String, Long> journalFold = new HashMap<>();
+		for (int i = 0; i < 50; i++) {
+			String pid = "account-load-" + i;
+			long balance = 0;
+			for (Row row : this.session.execute("SELECT payload FROM bank.events WHERE persistence_id = ? AND partition_nr = 0",
+					pid)) {
+				Map<?, ?> event = this.json.readValue(row.getString(0), Map.class);
+				long amount = (event.get("amount") instanceof Number n) ? n.longValue() : 0;
+				balance += "deposited".equals(event.get("kind")) ? amount : "withdrawn".equals(event.get("kind")) ? -amount : 0;
+				assertThat(balance).as("journal balance of " + pid + " never negative").isNotNegative();
+			}
+			journalFold.put("load-" + i, balance);
+		}
+		await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+			Map<String, Long> readModel = new HashMap<>();
+			for (Object each : getList("/accounts")) {
+				Map<?, ?> account = (Map<?, ?>) each;
+				String id = (String) account.get("id");
+				if (id.startsWith("load-")) {
+					readModel.put(id, ((Number) account.get("balance")).longValue());
+				}
+			}
+			assertThat(readModel).isEqualTo(journalFold);
+		});
+		assertThat(journalFold.values()).allMatch((balance) -> balance >= 0);
+	}
+
+	private List<?> getList(String path) throws IOException, InterruptedException {
+		HttpResponse<String> response = this.client.send(HttpRequest.newBuilder(uri(path)).GET().build(),
+				HttpResponse.BodyHandlers.ofString());
+		return this.json.readValue(response.body(), List.class);
 	}
 
 	record Response(int status, String contentType, Map<String, Object> body) {
