@@ -43,6 +43,9 @@ public final class AppendWriter {
 
 	private final JournalStatements statements;
 
+	/** Heads this process wrote without LWT: saves the head read when the expectation matches. */
+	private final java.util.Map<String, Long> knownHeads = new java.util.concurrent.ConcurrentHashMap<>();
+
 	public AppendWriter(CqlSession session, CassandraJournalOptions options, JournalStatements statements) {
 		this.session = session;
 		this.options = options;
@@ -131,19 +134,30 @@ public final class AppendWriter {
 
 	private CompletionStage<AppendResult> appendWithoutClaim(String persistenceId, long expected,
 			List<EventToAppend> events, List<String> payloads, long timestamp, AppendResult result) {
-		// The documented unsafe path: read the head, compare, write. Two writers that both read the same head
-		// both pass and the later batch silently overwrites the earlier one's events.
-		return this.session.executeAsync(this.statements.selectHead.bind(persistenceId)).thenCompose((rs) -> {
-			Row row = rs.one();
-			long head = (row != null) ? row.getLong("max_sequence_nr") : 0L;
-			if (head != expected) {
-				return CompletableFuture.failedFuture(new JournalConcurrencyException(persistenceId, expected, head));
+		// The documented unsafe path: check the head, write. Two writers that both see the same head both pass
+		// and the later batch silently overwrites the earlier one's events. The head this process last wrote
+		// is trusted when it matches the expectation (the check is advisory anyway); otherwise it is read.
+		Long known = this.knownHeads.get(persistenceId);
+		CompletionStage<Long> head = (known != null && known == expected) ? CompletableFuture.completedFuture(known)
+				: this.session.executeAsync(this.statements.selectHead.bind(persistenceId)).thenApply((rs) -> {
+					Row row = rs.one();
+					return (row != null) ? row.getLong("max_sequence_nr") : 0L;
+				});
+		return head.thenCompose((current) -> {
+			if (current != expected) {
+				this.knownHeads.remove(persistenceId);
+				return CompletableFuture.failedFuture(new JournalConcurrencyException(persistenceId, expected, current));
 			}
 			CompletableFuture<AsyncResultSet> setHead = this.session
 				.executeAsync(this.statements.setHead.bind(result.lastSequenceNr(), timestamp, persistenceId))
 				.toCompletableFuture();
-			return writeRows(persistenceId, expected, events, payloads, timestamp)
-				.thenCombine(setHead, (a, b) -> result);
+			return writeRows(persistenceId, expected, events, payloads, timestamp).thenCombine(setHead, (a, b) -> {
+				if (this.knownHeads.size() > 100_000) {
+					this.knownHeads.clear();
+				}
+				this.knownHeads.put(persistenceId, result.lastSequenceNr());
+				return result;
+			});
 		});
 	}
 
@@ -158,7 +172,7 @@ public final class AppendWriter {
 			byPartition.computeIfAbsent(partition, (p) -> BatchStatement.builder(BatchType.UNLOGGED))
 				.addStatement(this.statements.insertEvent.bind(persistenceId, partition, sequenceNr, timestamp,
 						payloads.get(i), tags));
-			if (this.options.useTagIndex()) {
+			if (this.statements.insertTagRow != null) {
 				for (String tag : tags) {
 					byTag.computeIfAbsent(tag, (t) -> BatchStatement.builder(BatchType.UNLOGGED))
 						.addStatement(this.statements.insertTagRow.bind(tag, timestamp, persistenceId, sequenceNr,

@@ -16,7 +16,8 @@ public final class JournalStatements {
 
 	public final PreparedStatement insertEvent;
 
-	public final PreparedStatement insertTagRow;
+	/** Prepared only with the tag index on: the table may not exist otherwise. */
+	public final @org.jspecify.annotations.Nullable PreparedStatement insertTagRow;
 
 	public final PreparedStatement insertPersistenceId;
 
@@ -47,8 +48,8 @@ public final class JournalStatements {
 		String metadata = ks + "." + o.metadataTable();
 		this.insertEvent = s.write("INSERT INTO " + events
 				+ " (persistence_id, partition_nr, sequence_nr, timestamp, payload, tags) VALUES (?, ?, ?, ?, ?, ?)");
-		this.insertTagRow = s.write("INSERT INTO " + ks + "." + o.tagIndexTable()
-				+ " (tag, timestamp, persistence_id, sequence_nr, payload, tags) VALUES (?, ?, ?, ?, ?, ?)");
+		this.insertTagRow = o.useTagIndex() ? s.write("INSERT INTO " + ks + "." + o.tagIndexTable()
+				+ " (tag, timestamp, persistence_id, sequence_nr, payload, tags) VALUES (?, ?, ?, ?, ?, ?)") : null;
 		this.insertPersistenceId = s.write("INSERT INTO " + ks + "." + o.allIdsTable()
 				+ " (tag, persistence_id) VALUES (?, ?)");
 		this.claimFirst = s.conditional("INSERT INTO " + metadata

@@ -270,6 +270,19 @@ class CassandraJournalIT extends JournalContract {
 	}
 
 	@Test
+	void defaultOptionsWorkOnAFreshKeyspaceWithoutATagIndexTable() {
+		String fresh = io.cassandrajournal.testsupport.SharedCassandra.createKeyspace("fresh");
+		CassandraJournal plain = CassandraJournal.create(session(), CassandraJournalOptions.create().withKeyspace(fresh),
+				new JacksonEventSerializer());
+		String id = newId();
+		result(plain.append(id, 0, List.of(EventToAppend.of(new Opened(), "account"))));
+		assertThat(replayAll(plain, id)).hasSize(1);
+		assertThat(session().execute("SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?", fresh).all())
+			.extracting((r) -> r.getString(0))
+			.containsExactlyInAnyOrder("events", "metadata", "all_persistence_ids");
+	}
+
+	@Test
 	void failsClearlyWhenTheKeyspaceOrATableIsMissing() {
 		assertThatExceptionOfType(JournalSchemaException.class)
 			.isThrownBy(() -> CassandraJournal.create(session(),

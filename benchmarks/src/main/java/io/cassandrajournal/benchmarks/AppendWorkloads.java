@@ -1,0 +1,169 @@
+package io.cassandrajournal.benchmarks;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+import org.HdrHistogram.Histogram;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.journal.CassandraJournal;
+import io.cassandrajournal.journal.EventToAppend;
+
+/**
+ * Append workloads: throughput with and without LWT, sequential latency, and the in-flight scaling curve.
+ * Both sides write to their own fresh persistenceIds every round, so neither inherits the other's
+ * partitions.
+ */
+final class AppendWorkloads {
+
+	private final Bench bench;
+
+	private final RawJournal raw;
+
+	private final CassandraJournal lwt;
+
+	private final CassandraJournal noLwt;
+
+	private int run;
+
+	AppendWorkloads(Bench bench) {
+		this.bench = bench;
+		this.lwt = CassandraJournal.create(bench.session(), bench.options(), bench.serializer());
+		CassandraJournalOptions unsafe = bench.options().withLightweightTransactions(false);
+		this.noLwt = CassandraJournal.create(bench.session(), unsafe, bench.serializer());
+		this.raw = new RawJournal(bench.session(), bench.options());
+	}
+
+	private static List<EventToAppend> events(int count) {
+		List<EventToAppend> events = new ArrayList<>(count);
+		for (int i = 0; i < count; i++) {
+			events.add(EventToAppend.of(new Deposited(25)));
+		}
+		return events;
+	}
+
+	/** The payload, serialized to exactly {@link Bench#PAYLOAD}. */
+	record Deposited(String kind, long amount) {
+
+		Deposited(long amount) {
+			this("deposited", amount);
+		}
+
+	}
+
+	/** @return appends per second */
+	double ours(CassandraJournal journal, int appends, int pids, int eventsPerAppend, int inFlight) {
+		String prefix = "ours-" + (this.run++) + "-";
+		AtomicLongArray heads = new AtomicLongArray(pids);
+		List<EventToAppend> events = events(eventsPerAppend);
+		PerKeyOrder order = new PerKeyOrder(pids);
+		// Append i goes to pid i % pids; appends to one pid are chained, so expected sequence numbers are known
+		// without reading the head and no append conflicts.
+		long nanos = Bench.run(appends, inFlight, (i) -> {
+			int p = i % pids;
+			long expected = heads.getAndAdd(p, eventsPerAppend);
+			return order.after(p, () -> journal.append(prefix + p, expected, events));
+		});
+		return appends / (nanos / 1e9);
+	}
+
+	/** @return appends per second */
+	double raw(boolean lightweightTransactions, int appends, int pids, int eventsPerAppend, int inFlight) {
+		String prefix = "raw-" + (this.run++) + "-";
+		AtomicLongArray heads = new AtomicLongArray(pids);
+		PerKeyOrder order = new PerKeyOrder(pids);
+		long nanos = Bench.run(appends, inFlight, (i) -> {
+			int p = i % pids;
+			long expected = heads.getAndAdd(p, eventsPerAppend);
+			return order.after(p, () -> lightweightTransactions ? this.raw.append(prefix + p, expected, eventsPerAppend)
+					: this.raw.write(prefix + p, expected, eventsPerAppend, System.currentTimeMillis()));
+		});
+		return appends / (nanos / 1e9);
+	}
+
+	Result throughput(String name, boolean lightweightTransactions, int eventsPerAppend, int appends) {
+		List<Double> ours = new ArrayList<>();
+		List<Double> raws = new ArrayList<>();
+		CassandraJournal journal = lightweightTransactions ? this.lwt : this.noLwt;
+		int pids = this.bench.sizes().persistenceIds();
+		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
+			ours.add(ours(journal, appends, pids, eventsPerAppend, 64));
+			raws.add(raw(lightweightTransactions, appends, pids, eventsPerAppend, 64));
+		}
+		String note = lightweightTransactions
+				? "64 in flight over " + pids + " persistenceIds; bounded by Paxos rounds (4 round trips per claim)"
+				: "64 in flight; ours also writes the metadata head (raw: the batch alone)";
+		return new Result(name, "ops/s", Stats.median(ours), Stats.median(raws), null, null, null, null, note);
+	}
+
+	Result latency() {
+		int samples = this.bench.sizes().latencySamples();
+		List<Histogram> ours = new ArrayList<>();
+		List<Histogram> raws = new ArrayList<>();
+		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
+			Histogram o = Stats.histogram();
+			String pid = "latency-ours-" + (this.run++);
+			List<EventToAppend> one = events(1);
+			for (int i = 0; i < samples; i++) {
+				long started = System.nanoTime();
+				Bench.join(this.lwt.append(pid, i, one));
+				o.recordValue(System.nanoTime() - started);
+			}
+			ours.add(o);
+			Histogram r = Stats.histogram();
+			String rawPid = "latency-raw-" + (this.run++);
+			for (int i = 0; i < samples; i++) {
+				long started = System.nanoTime();
+				Bench.join(this.raw.append(rawPid, i, 1));
+				r.recordValue(System.nanoTime() - started);
+			}
+			raws.add(r);
+		}
+		Histogram o = median(ours);
+		Histogram r = median(raws);
+		this.latencyHistograms = List.of(o, r);
+		return new Result("append-latency", "ms", Stats.ms(o, 50), Stats.ms(r, 50), Stats.ms(o, 50), Stats.ms(o, 99),
+				Stats.ms(r, 50), Stats.ms(r, 99), "one persistenceId, sequential; p999 ours " + String.format("%.2f", Stats.ms(o, 99.9))
+						+ " ms, raw " + String.format("%.2f", Stats.ms(r, 99.9)) + " ms");
+	}
+
+	List<Histogram> latencyHistograms = List.of();
+
+	CassandraJournal lwtJournal() {
+		return this.lwt;
+	}
+
+	/** @return the round whose p50 is the median */
+	private static Histogram median(List<Histogram> rounds) {
+		List<Histogram> sorted = new ArrayList<>(rounds);
+		Collections.sort(sorted, (a, b) -> Long.compare(a.getValueAtPercentile(50), b.getValueAtPercentile(50)));
+		return sorted.get(sorted.size() / 2);
+	}
+
+	/**
+	 * @return one result per in-flight level, and the curve for the chart
+	 */
+	List<Result> scaling(List<double[]> curve) {
+		List<Result> results = new ArrayList<>();
+		int appends = this.bench.sizes().scalingAppends();
+		for (int inFlight : new int[] { 1, 4, 16, 64, 256 }) {
+			List<Double> ours = new ArrayList<>();
+			List<Double> raws = new ArrayList<>();
+			int count = Math.max(appends / (inFlight == 1 ? 8 : 1), inFlight * 4);
+			int pids = Math.max(this.bench.sizes().persistenceIds(), inFlight * 4);
+			for (int round = 0; round < this.bench.sizes().rounds(); round++) {
+				ours.add(ours(this.lwt, count, pids, 1, inFlight));
+				raws.add(raw(true, count, pids, 1, inFlight));
+			}
+			double o = Stats.median(ours);
+			double r = Stats.median(raws);
+			curve.add(new double[] { inFlight, o, r });
+			results.add(new Result("scaling-" + inFlight, "ops/s", o, r, null, null, null, null,
+					"append-lwt-1 with " + inFlight + " in flight"));
+		}
+		return results;
+	}
+
+}

@@ -1,0 +1,139 @@
+package io.cassandrajournal.benchmarks;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
+import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
+import org.HdrHistogram.Histogram;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.launcher.CassandraNode;
+import io.cassandrajournal.serialization.JacksonEventSerializer;
+
+/**
+ * Runs every workload, ours and the raw driver alternating in the same run, and reports medians.
+ * <p>
+ * Arguments: {@code --full} (the default: 3 rounds, sizes from the issue) or {@code --smoke} (seconds);
+ * {@code --contact-points host:port[,..]} and {@code --datacenter dc} to use a running cluster instead of
+ * starting a node; {@code --output dir} (default {@code benchmarks/results}).
+ */
+public final class BenchmarkMain {
+
+	private BenchmarkMain() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		boolean smoke = false;
+		String contactPoints = null;
+		String datacenter = "datacenter1";
+		Path output = Path.of("benchmarks", "results");
+		for (int i = 0; i < args.length; i++) {
+			switch (args[i]) {
+				case "--smoke" -> smoke = true;
+				case "--full" -> smoke = false;
+				case "--contact-points" -> contactPoints = args[++i];
+				case "--datacenter" -> datacenter = args[++i];
+				case "--output" -> output = Path.of(args[++i]);
+				default -> throw new IllegalArgumentException("Unknown argument " + args[i]
+						+ "; use --full, --smoke, --contact-points host:port, --datacenter dc, --output dir");
+			}
+		}
+		run(smoke ? Bench.Sizes.smoke() : Bench.Sizes.full(), contactPoints, datacenter, output);
+	}
+
+	static List<Result> run(Bench.Sizes sizes, String contactPoints, String datacenter, Path output) throws Exception {
+		long started = System.nanoTime();
+		CassandraNode node = null;
+		List<InetSocketAddress> points = new ArrayList<>();
+		if (contactPoints == null) {
+			node = CassandraNode.builder().maxHeap("1g").build();
+			node.start();
+			points.add(node.contactPoint());
+		}
+		else {
+			for (String point : contactPoints.split(",")) {
+				String[] hostPort = point.trim().split(":");
+				points.add(new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])));
+			}
+		}
+		try (CqlSession session = CqlSession.builder()
+			.addContactPoints(points)
+			.withLocalDatacenter(datacenter)
+			.withConfigLoader(DriverConfigLoader.programmaticBuilder()
+				.withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(30))
+				.withInt(DefaultDriverOption.REQUEST_PAGE_SIZE, 1000)
+				.withDuration(DefaultDriverOption.METADATA_SCHEMA_WINDOW, Duration.ZERO)
+				.build())
+			.build()) {
+			String keyspace = "bench_" + System.currentTimeMillis();
+			session.execute("CREATE KEYSPACE " + keyspace
+					+ " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+			CassandraJournalOptions options = CassandraJournalOptions.create().withKeyspace(keyspace).withPageSize(1000);
+			Bench bench = new Bench(session, options, new JacksonEventSerializer(), sizes);
+			List<Result> results = new ArrayList<>();
+			AppendWorkloads appends = new AppendWorkloads(bench);
+			// warm-up: JIT and prepared statements on both sides
+			appends.ours(CassandraJournalAccess.lwt(appends), Math.max(200, sizes.appends() / 10), sizes.persistenceIds(), 1, 64);
+			appends.raw(true, Math.max(200, sizes.appends() / 10), sizes.persistenceIds(), 1, 64);
+
+			results.add(log(appends.throughput("append-lwt-1", true, 1, sizes.appends())));
+			results.add(log(appends.throughput("append-lwt-10", true, 10, sizes.appends() / 4)));
+			results.add(log(appends.throughput("append-nolwt-1", false, 1, sizes.appends())));
+			results.add(log(appends.latency()));
+			ReadWorkloads reads = new ReadWorkloads(bench);
+			results.add(log(reads.replay()));
+			results.add(log(reads.tagWalk()));
+			ProjectionWorkloads projections = new ProjectionWorkloads(bench, reads);
+			results.add(log(projections.throughput()));
+			List<Histogram> e2e = new ArrayList<>();
+			projections.endToEnd(e2e).forEach((r) -> results.add(log(r)));
+			List<double[]> curve = new ArrayList<>();
+			appends.scaling(curve).forEach((r) -> results.add(log(r)));
+
+			Map<String, Object> environment = new LinkedHashMap<>();
+			environment.put("date", Instant.now().toString());
+			environment.put("mode", (sizes.rounds() == 1) ? "smoke" : "full");
+			environment.put("rounds", sizes.rounds());
+			environment.put("protocol_version", session.getContext().getProtocolVersion().toString());
+			environment.put("consistency", options.consistency().toString());
+			environment.put("page_size", options.pageSize());
+			environment.put("cassandra", (node != null) ? "5.0.9, one node started by cassandra-launcher (1 GB heap)"
+					: "external " + contactPoints);
+			environment.put("cpus", Runtime.getRuntime().availableProcessors());
+			environment.put("java", Runtime.version().toString());
+			environment.put("wall_seconds", Math.round((System.nanoTime() - started) / 1e9));
+			System.out.println();
+			System.out.println(Report.table(results));
+			System.out.println("environment: " + environment);
+			Report.writeJson(output.resolve("latest.json"), results, environment);
+			Report.writeScalingSvg(output.resolve("scaling.svg"), curve);
+			List<Histogram> latencies = new ArrayList<>(appends.latencyHistograms);
+			latencies.addAll(e2e);
+			Report.writeLatencySvg(output.resolve("latency.svg"),
+					List.of("append ours", "append raw", "append-to-handler push", "append-to-handler poll 100 ms"), latencies);
+			System.out.println("wrote " + output.resolve("latest.json").toAbsolutePath());
+			return results;
+		}
+		finally {
+			if (node != null) {
+				node.close();
+			}
+		}
+	}
+
+	private static Result log(Result result) {
+		System.out.printf("%-20s ours %10.1f %s  raw %10s  ratio %s%n", result.name(), result.ours(), result.unit(),
+				(result.raw() != null) ? String.format("%.1f", result.raw()) : "-",
+				(result.ratio() != null) ? String.format("%.2f", result.ratio()) : "-");
+		return result;
+	}
+
+}

@@ -1,0 +1,149 @@
+package io.cassandrajournal.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
+
+import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.journal.CassandraJournal;
+import io.cassandrajournal.journal.EventToAppend;
+import io.cassandrajournal.query.CassandraReadJournal;
+import io.cassandrajournal.query.TagFilter;
+import io.cassandrajournal.query.TagOffset;
+
+/**
+ * Read workloads: replaying one persistenceId and walking one tag, ours (deserializing every payload into a
+ * record) against paged SELECTs of the same rows with the same page size (reading the same columns).
+ */
+final class ReadWorkloads {
+
+	private final Bench bench;
+
+	private final CassandraJournal journal;
+
+	private final CassandraReadJournal query;
+
+	private final CassandraJournalOptions options;
+
+	ReadWorkloads(Bench bench) {
+		this.bench = bench;
+		this.options = bench.options().withUseTagIndex(true).withPartitionSize(50_000);
+		this.journal = CassandraJournal.create(bench.session(), this.options, bench.serializer());
+		this.query = CassandraReadJournal.create(this.journal, bench.session(), this.options, bench.serializer());
+	}
+
+	/** Writes {@code events} tagged events to one persistenceId, 500 per append. */
+	private String seed(String pid, String tag, int events) {
+		long head = 0;
+		while (head < events) {
+			int n = (int) Math.min(500, events - head);
+			List<EventToAppend> batch = new ArrayList<>(n);
+			for (int i = 0; i < n; i++) {
+				batch.add(EventToAppend.of(new AppendWorkloads.Deposited(25), tag));
+			}
+			head = Bench.join(this.journal.append(pid, head, batch)).lastSequenceNr();
+		}
+		return pid;
+	}
+
+	Result replay() {
+		int events = this.bench.sizes().replayEvents();
+		String pid = seed("replay-" + System.nanoTime(), "replay-tag-" + System.nanoTime(), events);
+		String ks = this.options.requireKeyspace();
+		PreparedStatement select = this.bench.session().prepare(SimpleStatement.newInstance("SELECT sequence_nr, timestamp, "
+				+ "payload, tags FROM " + ks + ".events WHERE persistence_id = ? AND partition_nr = ? AND sequence_nr >= ? "
+				+ "AND sequence_nr <= ?").setPageSize(this.options.pageSize()).setConsistencyLevel(this.options.consistency()));
+		List<Double> ours = new ArrayList<>();
+		List<Double> raws = new ArrayList<>();
+		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
+			AtomicLong count = new AtomicLong();
+			long started = System.nanoTime();
+			Bench.join(this.journal.replay(pid, 1, Long.MAX_VALUE, AppendWorkloads.Deposited.class, (e) -> count.incrementAndGet()));
+			ours.add(check(count.get(), events) / ((System.nanoTime() - started) / 1e9));
+
+			AtomicLong rawCount = new AtomicLong();
+			started = System.nanoTime();
+			long partitions = (events - 1) / this.options.partitionSize();
+			for (long p = 0; p <= partitions; p++) {
+				Bench.join(forEach(this.bench.session().executeAsync(select.bind(pid, p, 1L, (long) events)), rawCount));
+			}
+			raws.add(check(rawCount.get(), events) / ((System.nanoTime() - started) / 1e9));
+		}
+		return new Result("replay-100k", "events/s", Stats.median(ours), Stats.median(raws), null, null, null, null,
+				events + " events of one persistenceId, page size " + this.options.pageSize()
+						+ "; ours also deserializes each payload into a record");
+	}
+
+	Result tagWalk() {
+		int events = this.bench.sizes().tagEvents();
+		String tag = "walk-" + System.nanoTime();
+		int pids = 20;
+		for (int p = 0; p < pids; p++) {
+			seed(tag + "-" + p, tag, events / pids);
+		}
+		PreparedStatement select = this.bench.session().prepare(SimpleStatement.newInstance("SELECT timestamp, "
+				+ "persistence_id, sequence_nr, payload, tags FROM " + this.options.requireKeyspace()
+				+ ".events_by_tag WHERE tag = ?").setPageSize(this.options.pageSize())
+			.setConsistencyLevel(this.options.consistency()));
+		List<Double> ours = new ArrayList<>();
+		List<Double> raws = new ArrayList<>();
+		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
+			AtomicLong count = new AtomicLong();
+			long started = System.nanoTime();
+			Bench.join(this.query.forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START,
+					AppendWorkloads.Deposited.class, (e) -> count.incrementAndGet()));
+			ours.add(check(count.get(), events) / ((System.nanoTime() - started) / 1e9));
+
+			AtomicLong rawCount = new AtomicLong();
+			started = System.nanoTime();
+			Bench.join(forEach(this.bench.session().executeAsync(select.bind(tag)), rawCount));
+			raws.add(check(rawCount.get(), events) / ((System.nanoTime() - started) / 1e9));
+		}
+		return new Result("tag-walk", "events/s", Stats.median(ours), Stats.median(raws), null, null, null, null,
+				events + " events of one tag partition, page size " + this.options.pageSize()
+						+ "; ours pages by offset range and deserializes each payload");
+	}
+
+	private static long check(long count, long expected) {
+		if (count != expected) {
+			throw new IllegalStateException("read " + count + " events, expected " + expected);
+		}
+		return count;
+	}
+
+	private static CompletionStage<Void> forEach(CompletionStage<AsyncResultSet> page, AtomicLong count) {
+		return page.thenCompose((rs) -> {
+			for (Row row : rs.currentPage()) {
+				row.getString("payload");
+				row.getSet("tags", String.class);
+				count.incrementAndGet();
+			}
+			return rs.hasMorePages() ? forEach(rs.fetchNextPage(), count)
+					: java.util.concurrent.CompletableFuture.completedFuture(null);
+		});
+	}
+
+	CassandraJournal journal() {
+		return this.journal;
+	}
+
+	CassandraReadJournal query() {
+		return this.query;
+	}
+
+	CassandraJournalOptions options() {
+		return this.options;
+	}
+
+	static Set<String> tags(String tag) {
+		return Set.of(tag);
+	}
+
+}

@@ -1,0 +1,31 @@
+package io.cassandrajournal.benchmarks;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The seconds-long smoke version of the benchmark, so the benchmark code keeps working. It measures nothing
+ * worth reporting.
+ */
+class BenchmarkSmokeIT {
+
+	@Test
+	void everyWorkloadRunsAndTheReportIsWritten() throws Exception {
+		Path output = Path.of("target", "smoke-results");
+		List<Result> results = BenchmarkMain.run(Bench.Sizes.smoke(), null, "datacenter1", output);
+		assertThat(results).extracting(Result::name)
+			.contains("append-lwt-1", "append-lwt-10", "append-nolwt-1", "append-latency", "replay-100k", "tag-walk",
+					"projection", "end-to-end-push", "end-to-end-poll", "scaling-1", "scaling-256");
+		assertThat(results).allSatisfy((r) -> assertThat(r.ours()).isPositive());
+		String json = Files.readString(output.resolve("latest.json"));
+		assertThat(json).contains("\"ratio\"", "protocol_version", "heap_used_mb_ours");
+		assertThat(output.resolve("scaling.svg")).exists();
+		assertThat(output.resolve("latency.svg")).exists();
+	}
+
+}
