@@ -62,7 +62,7 @@ public final class AppendWriter {
 			return appendWithoutClaim(persistenceId, expected, events, payloads, timestamp, result);
 		}
 		return claim(persistenceId, expected, last, timestamp)
-			.thenCompose((claimed) -> writeRows(persistenceId, expected, events, payloads, timestamp)
+			.thenCompose((claimed) -> writeRows(persistenceId, expected, events, payloads, timestamp, null)
 				.handle((ok, error) -> (error == null) ? CompletableFuture.completedFuture(result)
 						: release(persistenceId, expected, last, error).<AppendResult>thenApply((ignored) -> {
 							throw new CompletionException(error);
@@ -148,10 +148,9 @@ public final class AppendWriter {
 				this.knownHeads.remove(persistenceId);
 				return CompletableFuture.failedFuture(new JournalConcurrencyException(persistenceId, expected, current));
 			}
-			CompletableFuture<AsyncResultSet> setHead = this.session
-				.executeAsync(this.statements.setHead.bind(result.lastSequenceNr(), timestamp, persistenceId))
-				.toCompletableFuture();
-			return writeRows(persistenceId, expected, events, payloads, timestamp).thenCombine(setHead, (a, b) -> {
+			// The head rides in the first events batch: one request, as without a journal.
+			return writeRows(persistenceId, expected, events, payloads, timestamp,
+					this.statements.setHead.bind(result.lastSequenceNr(), timestamp, persistenceId)).thenApply((ignored) -> {
 				if (this.knownHeads.size() > 100_000) {
 					this.knownHeads.clear();
 				}
@@ -162,7 +161,7 @@ public final class AppendWriter {
 	}
 
 	private CompletionStage<Void> writeRows(String persistenceId, long expected, List<EventToAppend> events,
-			List<String> payloads, long timestamp) {
+			List<String> payloads, long timestamp, com.datastax.oss.driver.api.core.cql.@org.jspecify.annotations.Nullable BoundStatement head) {
 		Map<Long, BatchStatementBuilder> byPartition = new LinkedHashMap<>();
 		Map<String, BatchStatementBuilder> byTag = new LinkedHashMap<>();
 		for (int i = 0; i < events.size(); i++) {
@@ -179,6 +178,9 @@ public final class AppendWriter {
 								payloads.get(i), tags));
 				}
 			}
+		}
+		if (head != null) {
+			byPartition.values().iterator().next().addStatement(head);
 		}
 		List<CompletableFuture<AsyncResultSet>> writes = new ArrayList<>();
 		for (BatchStatementBuilder batch : byPartition.values()) {

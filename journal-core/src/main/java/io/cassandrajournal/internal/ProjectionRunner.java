@@ -350,15 +350,23 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 	}
 
 	private CompletionStage<Void> handleFrom(List<PersistentEvent<String>> events, int index) {
-		if (index == events.size() || this.state == ProjectionState.STOPPED || this.state == ProjectionState.FAILED) {
-			return CompletableFuture.completedFuture(null);
+		int i = index;
+		while (i < events.size() && this.state != ProjectionState.STOPPED && this.state != ProjectionState.FAILED) {
+			CompletableFuture<Void> stage = handleOne(events.get(i)).toCompletableFuture();
+			if (stage.isDone() && !stage.isCompletedExceptionally()) {
+				// Completed on this (engine) thread: go on without a hop.
+				this.handledInBatch = ++i;
+				continue;
+			}
+			int next = i + 1;
+			// Completed later, possibly on a driver thread: continue on the engine's executor, since the next
+			// handler may block.
+			return stage.thenComposeAsync((ignored) -> {
+				this.handledInBatch = next;
+				return handleFrom(events, next);
+			}, this.executor);
 		}
-		// Async on the engine's executor: a handler's stage may complete on a driver thread, and the next
-		// handler (which may block) must never run there.
-		return handleOne(events.get(index)).thenComposeAsync((ignored) -> {
-			this.handledInBatch = index + 1;
-			return handleFrom(events, index + 1);
-		}, this.executor);
+		return CompletableFuture.completedFuture(null);
 	}
 
 	private CompletionStage<Void> handleOne(PersistentEvent<String> event) {

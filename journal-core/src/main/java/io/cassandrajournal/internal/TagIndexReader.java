@@ -2,7 +2,6 @@ package io.cassandrajournal.internal;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,8 +26,6 @@ import io.cassandrajournal.query.TaggedEvent;
  * carrying two of the tags is in both partitions). Each page is one bounded read per walked partition.
  */
 public final class TagIndexReader {
-
-	private static final Comparator<Row> OFFSET_ORDER = Comparator.comparing(TagIndexReader::offsetOf);
 
 	private final CqlSession session;
 
@@ -67,6 +64,9 @@ public final class TagIndexReader {
 	}
 
 	private EventsPage<String> merge(TagFilter filter, TagOffset after, List<List<Row>> streams, int limit) {
+		if (streams.size() == 1) {
+			return single(filter, after, streams.get(0), limit);
+		}
 		// Rows up to the smallest last offset of any full stream are complete in every stream.
 		TagOffset cut = null;
 		for (List<Row> rows : streams) {
@@ -76,12 +76,13 @@ public final class TagIndexReader {
 			}
 		}
 		Map<TagOffset, Row> merged = new LinkedHashMap<>();
-		List<Row> all = new ArrayList<>();
-		streams.forEach(all::addAll);
-		all.sort(OFFSET_ORDER);
+		List<Map.Entry<TagOffset, Row>> all = new ArrayList<>();
+		streams.forEach((rows) -> rows.forEach((row) -> all.add(Map.entry(offsetOf(row), row))));
+		all.sort(Map.Entry.comparingByKey());
 		TagOffset resume = after;
-		for (Row row : all) {
-			TagOffset offset = offsetOf(row);
+		for (Map.Entry<TagOffset, Row> entry : all) {
+			TagOffset offset = entry.getKey();
+			Row row = entry.getValue();
 			if (cut != null && offset.compareTo(cut) > 0) {
 				break;
 			}
@@ -100,6 +101,23 @@ public final class TagIndexReader {
 			}
 		}
 		return new EventsPage<>(events, resume, cut == null);
+	}
+
+	/** One walked partition: rows are already in offset order and unique. */
+	private EventsPage<String> single(TagFilter filter, TagOffset after, List<Row> rows, int limit) {
+		List<TaggedEvent<String>> events = new ArrayList<>(rows.size());
+		TagOffset resume = after;
+		for (Row row : rows) {
+			TagOffset offset = offsetOf(row);
+			resume = offset;
+			java.util.Set<String> tags = row.getSet("tags", String.class);
+			if (filter.matches(tags)) {
+				String payload = row.getString("payload");
+				events.add(new TaggedEvent<>(offset, new PersistentEvent<>(offset.persistenceId(), offset.sequenceNr(),
+						Instant.ofEpochMilli(offset.timestamp()), tags, (payload != null) ? payload : "null")));
+			}
+		}
+		return new EventsPage<>(events, resume, rows.size() < limit);
 	}
 
 	private static TagOffset offsetOf(Row row) {

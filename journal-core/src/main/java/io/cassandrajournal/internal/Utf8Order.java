@@ -1,6 +1,5 @@
 package io.cassandrajournal.internal;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
 
 /**
@@ -15,13 +14,27 @@ public final class Utf8Order {
 	private Utf8Order() {
 	}
 
+	/**
+	 * UTF-8 byte order is code point order. UTF-16 code unit order agrees with it except where a surrogate
+	 * (part of a supplementary character, U+10000 and above) meets a unit in U+E000..U+FFFF: there the
+	 * surrogate sorts last. Compares without allocating.
+	 */
 	public static int compare(String a, String b) {
-		if (a.equals(b)) {
-			return 0;
+		int length = Math.min(a.length(), b.length());
+		for (int i = 0; i < length; i++) {
+			char x = a.charAt(i);
+			char y = b.charAt(i);
+			if (x != y) {
+				boolean xs = Character.isSurrogate(x);
+				boolean ys = Character.isSurrogate(y);
+				if (xs == ys) {
+					return x - y;
+				}
+				return xs ? 1 : -1;
+			}
 		}
-		byte[] x = a.getBytes(StandardCharsets.UTF_8);
-		byte[] y = b.getBytes(StandardCharsets.UTF_8);
-		return java.util.Arrays.compareUnsigned(x, y);
+		return a.length() - b.length();
 	}
+
 
 }

@@ -53,6 +53,16 @@ class TagFilterTest {
 			.isGreaterThan(TagOffset.START);
 		assertThat(new TagOffset(5, "\uE000", 1)).as("UTF-8 order, as Cassandra sorts text")
 			.isLessThan(new TagOffset(5, "\uD83D\uDE00", 1));
+		String[] samples = { "", "a", "ab", "b", "Z", "\u00e9", "\uE000", "\uFFFF", "\uD83D\uDE00", "a\uD83D\uDE00",
+				"a\uE000", "\u4e2d", "account-1", "account-10", "account-2" };
+		for (String x : samples) {
+			for (String y : samples) {
+				int expected = Integer.signum(java.util.Arrays.compareUnsigned(x.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+						y.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+				assertThat(Integer.signum(io.cassandrajournal.internal.Utf8Order.compare(x, y))).as(x + " vs " + y)
+					.isEqualTo(expected);
+			}
+		}
 	}
 
 }
