@@ -89,8 +89,15 @@ final class AppendWorkloads {
 		CassandraJournal journal = lightweightTransactions ? this.lwt : this.noLwt;
 		int pids = this.bench.sizes().persistenceIds();
 		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
-			ours.add(ours(journal, appends, pids, eventsPerAppend, 64));
-			raws.add(raw(lightweightTransactions, appends, pids, eventsPerAppend, 64));
+			// Alternate which side goes first, so neither always meets a fresher (or busier) node.
+			if (round % 2 == 0) {
+				ours.add(ours(journal, appends, pids, eventsPerAppend, 64));
+				raws.add(raw(lightweightTransactions, appends, pids, eventsPerAppend, 64));
+			}
+			else {
+				raws.add(raw(lightweightTransactions, appends, pids, eventsPerAppend, 64));
+				ours.add(ours(journal, appends, pids, eventsPerAppend, 64));
+			}
 		}
 		String note = lightweightTransactions
 				? "64 in flight over " + pids + " persistenceIds; bounded by Paxos rounds (4 round trips per claim)"
@@ -154,8 +161,14 @@ final class AppendWorkloads {
 			int count = Math.max(appends / (inFlight == 1 ? 8 : 1), inFlight * 4);
 			int pids = Math.max(this.bench.sizes().persistenceIds(), inFlight * 4);
 			for (int round = 0; round < this.bench.sizes().rounds(); round++) {
-				ours.add(ours(this.lwt, count, pids, 1, inFlight));
-				raws.add(raw(true, count, pids, 1, inFlight));
+				if (round % 2 == 0) {
+					ours.add(ours(this.lwt, count, pids, 1, inFlight));
+					raws.add(raw(true, count, pids, 1, inFlight));
+				}
+				else {
+					raws.add(raw(true, count, pids, 1, inFlight));
+					ours.add(ours(this.lwt, count, pids, 1, inFlight));
+				}
 			}
 			double o = Stats.median(ours);
 			double r = Stats.median(raws);

@@ -1,5 +1,6 @@
 package io.cassandrajournal.testsupport;
 
+import java.time.Duration;
 import java.util.List;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
@@ -12,6 +13,7 @@ import io.cassandrajournal.launcher.CassandraCluster;
 import io.cassandrajournal.launcher.CassandraNode;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A 3-node cluster with RF 3 keeps taking LOCAL_QUORUM writes and LOCAL_SERIAL LWTs while one node is
@@ -28,6 +30,8 @@ class ThreeNodeClusterIT {
 			session.execute("CREATE KEYSPACE " + ks
 					+ " WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 3}");
 			session.execute("CREATE TABLE " + ks + ".heads (id text PRIMARY KEY, seq bigint)");
+			// DDL reaches the other nodes by gossip: wait until they agree before using the table.
+			await().atMost(Duration.ofSeconds(60)).until(session::checkSchemaAgreement);
 			PreparedStatement insert = session.prepare("INSERT INTO " + ks + ".heads (id, seq) VALUES (?, ?) IF NOT EXISTS");
 			PreparedStatement update = session.prepare("UPDATE " + ks + ".heads SET seq = ? WHERE id = ? IF seq = ?");
 			assertThat(session.getMetadata().getNodes()).hasSize(3);
