@@ -125,11 +125,9 @@ public final class InMemoryJournal implements Journal {
 
 	@Override
 	public CompletionStage<Long> highestSequenceNr(String persistenceId) {
-		try {
-			AppendValidation.checkPersistenceId(persistenceId);
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
+		CompletionStage<Long> invalid = AppendValidation.failure(() -> AppendValidation.checkPersistenceId(persistenceId));
+		if (invalid != null) {
+			return invalid;
 		}
 		Stream stream = this.streams.get(persistenceId);
 		if (stream == null) {
@@ -142,12 +140,12 @@ public final class InMemoryJournal implements Journal {
 
 	@Override
 	public CompletionStage<Void> deleteTo(String persistenceId, long toSequenceNr) {
-		try {
+		CompletionStage<Void> invalid = AppendValidation.failure(() -> {
 			AppendValidation.checkPersistenceId(persistenceId);
 			AppendValidation.checkRange(1, toSequenceNr);
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
+		});
+		if (invalid != null) {
+			return invalid;
 		}
 		Stream stream = this.streams.get(persistenceId);
 		if (stream != null) {

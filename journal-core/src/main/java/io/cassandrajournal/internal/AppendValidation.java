@@ -15,6 +15,22 @@ public final class AppendValidation {
 	private AppendValidation() {
 	}
 
+	/**
+	 * Runs argument checks for an async operation.
+	 * @param <T> the operation's result type
+	 * @param checks the checks, throwing on bad input
+	 * @return a stage failed with the checks' exception, or {@code null} when they pass
+	 */
+	public static <T> java.util.concurrent.@org.jspecify.annotations.Nullable CompletionStage<T> failure(Runnable checks) {
+		try {
+			checks.run();
+			return null;
+		}
+		catch (RuntimeException ex) {
+			return java.util.concurrent.CompletableFuture.failedFuture(ex);
+		}
+	}
+
 	public static void checkPersistenceId(String persistenceId) {
 		if (persistenceId == null || persistenceId.isBlank()) {
 			throw new IllegalArgumentException("persistenceId must not be blank");

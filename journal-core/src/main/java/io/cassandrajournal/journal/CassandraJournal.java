@@ -162,12 +162,12 @@ public final class CassandraJournal implements Journal {
 	@Override
 	public <E> CompletionStage<Long> replay(String persistenceId, long fromSequenceNr, long toSequenceNr,
 			Class<E> payloadType, Consumer<? super PersistentEvent<E>> consumer) {
-		try {
+		CompletionStage<Long> invalid = AppendValidation.failure(() -> {
 			AppendValidation.checkPersistenceId(persistenceId);
 			AppendValidation.checkRange(fromSequenceNr, toSequenceNr);
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
+		});
+		if (invalid != null) {
+			return invalid;
 		}
 		long started = System.nanoTime();
 		java.util.concurrent.atomic.AtomicLong count = new java.util.concurrent.atomic.AtomicLong();
@@ -184,12 +184,12 @@ public final class CassandraJournal implements Journal {
 	@Override
 	public CompletionStage<Long> replayRaw(String persistenceId, long fromSequenceNr, long toSequenceNr,
 			Consumer<? super PersistentEvent<String>> consumer) {
-		try {
+		CompletionStage<Long> invalid = AppendValidation.failure(() -> {
 			AppendValidation.checkPersistenceId(persistenceId);
 			AppendValidation.checkRange(fromSequenceNr, toSequenceNr);
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
+		});
+		if (invalid != null) {
+			return invalid;
 		}
 		return Errors.translating(this.reader.replayRaw(persistenceId, fromSequenceNr, toSequenceNr, consumer),
 				"Replay of", persistenceId);
@@ -197,23 +197,21 @@ public final class CassandraJournal implements Journal {
 
 	@Override
 	public CompletionStage<Long> highestSequenceNr(String persistenceId) {
-		try {
-			AppendValidation.checkPersistenceId(persistenceId);
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
+		CompletionStage<Long> invalid = AppendValidation.failure(() -> AppendValidation.checkPersistenceId(persistenceId));
+		if (invalid != null) {
+			return invalid;
 		}
 		return Errors.translating(this.reader.head(persistenceId), "Reading the head of", persistenceId);
 	}
 
 	@Override
 	public CompletionStage<Void> deleteTo(String persistenceId, long toSequenceNr) {
-		try {
+		CompletionStage<Void> invalid = AppendValidation.failure(() -> {
 			AppendValidation.checkPersistenceId(persistenceId);
 			AppendValidation.checkRange(1, toSequenceNr);
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
+		});
+		if (invalid != null) {
+			return invalid;
 		}
 		if (toSequenceNr == 0) {
 			return CompletableFuture.completedFuture(null);
@@ -238,11 +236,9 @@ public final class CassandraJournal implements Journal {
 
 	@Override
 	public CompletionStage<ConsistencyReport> checkConsistency(String persistenceId) {
-		try {
-			AppendValidation.checkPersistenceId(persistenceId);
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
+		CompletionStage<ConsistencyReport> invalid = AppendValidation.failure(() -> AppendValidation.checkPersistenceId(persistenceId));
+		if (invalid != null) {
+			return invalid;
 		}
 		return Errors.translating(this.checker.check(persistenceId), "Consistency check of", persistenceId);
 	}

@@ -42,12 +42,7 @@ class JournalStarterIT {
 
 	@DynamicPropertySource
 	static void cassandra(DynamicPropertyRegistry registry) {
-		registry.add("spring.cassandra.contact-points", () -> {
-			var point = SharedCassandra.contactPoints().get(0);
-			return point.getHostString() + ":" + point.getPort();
-		});
-		registry.add("spring.cassandra.local-datacenter", () -> "datacenter1");
-		registry.add("journal.cassandra.keyspace", () -> SharedCassandra.createKeyspace("starter"));
+		SharedCassandraProperties.register(registry, "starter");
 	}
 
 	@LocalServerPort

@@ -11,7 +11,6 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-import io.cassandrajournal.testsupport.SharedCassandra;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,12 +24,7 @@ class ProjectionsEndpointAccessIT {
 
 	@DynamicPropertySource
 	static void cassandra(DynamicPropertyRegistry registry) {
-		registry.add("spring.cassandra.contact-points", () -> {
-			var point = SharedCassandra.contactPoints().get(0);
-			return point.getHostString() + ":" + point.getPort();
-		});
-		registry.add("spring.cassandra.local-datacenter", () -> "datacenter1");
-		registry.add("journal.cassandra.keyspace", () -> SharedCassandra.createKeyspace("readonly"));
+		SharedCassandraProperties.register(registry, "readonly");
 	}
 
 	@LocalServerPort
