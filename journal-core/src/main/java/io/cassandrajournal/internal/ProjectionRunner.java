@@ -335,8 +335,10 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 			}
 			else {
 				boolean more = batch != null && !batch.caughtUp();
+				boolean busy = batch != null && !batch.events().isEmpty();
 				Instant last = this.lastEventTimestamp;
-				this.lag = (more && last != null) ? Duration.between(last, this.clock.instant()) : Duration.ZERO;
+				// While events keep coming, how old the last handled one was when handled; idle means caught up.
+				this.lag = (busy && last != null) ? Duration.between(last, this.clock.instant()) : Duration.ZERO;
 				this.metrics.lag(this.lag);
 				next = more ? 0 : this.settings.pollInterval().toMillis();
 			}

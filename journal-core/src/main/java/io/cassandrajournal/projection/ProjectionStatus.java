@@ -16,8 +16,8 @@ import io.cassandrajournal.query.TagOffset;
  * @param eventsHandled events handled since it started
  * @param eventsSkipped events skipped (dead letters) since it started
  * @param lastEventTimestamp time stamp of the last handled event, if any
- * @param lag how far behind real time the last handled event is while there is more to read; zero when
- * caught up
+ * @param lag how old the last handled event was when the last non-empty batch was handled (events are
+ * flowing); zero once a poll finds nothing new
  * @param lastError the last failure's description, if any
  */
 public record ProjectionStatus(ProjectionId id, ProjectionState state, TagOffset offset, long eventsHandled,
