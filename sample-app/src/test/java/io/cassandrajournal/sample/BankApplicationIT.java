@@ -16,7 +16,10 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.Row;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,6 +30,7 @@ import static org.awaitility.Awaitility.await;
  * temporary directory), reports health with Cassandra in it, and serves the account API, storing events
  * in the reference format.
  */
+@ExtendWith(OutputCaptureExtension.class)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "journal.cassandra.embedded.port=0", "journal.cassandra.embedded.temporary=true",
 				"journal.cassandra.embedded.max-heap=512m" })
@@ -54,7 +58,7 @@ class BankApplicationIT {
 
 	@Test
 	@SuppressWarnings("unchecked")
-	void accountApiAppliesTheBusinessRulesAndAnswersProblems() throws Exception {
+	void accountApiAppliesTheBusinessRulesAndAnswersProblems(CapturedOutput output) throws Exception {
 		assertThat(post("/accounts/it-1", "").status()).isEqualTo(201);
 		assertThat(post("/accounts/it-1", "").status()).isEqualTo(409);
 		assertThat(post("/accounts/it-1/deposits", "{\"amount\": 25}").body()).containsEntry("balance", 25);
@@ -74,6 +78,10 @@ class BankApplicationIT {
 		assertThat((Map<Object, Object>) statement.get(1)).containsEntry("kind", "deposited").containsEntry("amount", 25);
 		assertThat((Map<Object, Object>) statement.get(2)).containsEntry("kind", "withdrawn").containsEntry("amount", 10);
 
+		assertThat(output.getAll()).as("bad requests are answered, not logged as errors with stack traces")
+			.doesNotContain("\tat io.cassandrajournal")
+			.doesNotContain("ERROR");
+
 		Row deposit = this.session.execute("SELECT payload, tags FROM bank.events WHERE persistence_id = 'account-it-1' "
 				+ "AND partition_nr = 0 AND sequence_nr = 2").one();
 		assertThat(deposit.getString("payload")).isEqualTo("{\"kind\":\"deposited\",\"amount\":25}");
@@ -82,6 +90,8 @@ class BankApplicationIT {
 
 	@Test
 	void fiftyAccountsEightClientsFiveThousandOperationsLeaveReadModelsEqualToTheJournal() throws Exception {
+		double appendsBefore = meter("journal_appends_seconds_count");
+		double handledBefore = meter("persistence_projection_events_handled_total{application=\"bank-sample\",projection=\"balances\"}");
 		HttpRequest load = HttpRequest.newBuilder(uri("/load"))
 			.header("Content-Type", "application/json")
 			.POST(HttpRequest.BodyPublishers.ofString("{\"accounts\": 50, \"operations\": 5000, \"concurrency\": 8}"))
@@ -114,6 +124,22 @@ class BankApplicationIT {
 			assertThat(readModel).isEqualTo(journalFold);
 		});
 		assertThat(journalFold.values()).allMatch((balance) -> balance >= 0);
+		assertThat(meter("journal_appends_seconds_count")).as("append meter moved under load")
+			.isGreaterThanOrEqualTo(appendsBefore + 5000 - 1000);
+		assertThat(meter("persistence_projection_events_handled_total{application=\"bank-sample\",projection=\"balances\"}"))
+			.as("projection meter moved under load").isGreaterThan(handledBefore + 3000);
+	}
+
+	/** Reads one sample from /actuator/prometheus; 0 when absent. */
+	private double meter(String series) throws IOException, InterruptedException {
+		String body = this.client.send(HttpRequest.newBuilder(uri("/actuator/prometheus")).GET().build(),
+				HttpResponse.BodyHandlers.ofString()).body();
+		for (String line : body.split("\n")) {
+			if (line.startsWith(series + " ") || (line.startsWith(series + "{") && !series.contains("{"))) {
+				return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+			}
+		}
+		return 0;
 	}
 
 	private List<?> getList(String path) throws IOException, InterruptedException {
