@@ -200,7 +200,7 @@ class CassandraReadJournalIT {
 	@Test
 	void liveFeedDeliversEveryEventOfSlowAndFastWritersInPerEntityOrder() throws Exception {
 		FeedSettings safe = FeedSettings.DEFAULTS.withConsistencyWindow(Duration.ofSeconds(2))
-			.withBacktrackWindow(Duration.ofSeconds(5))
+			.withBacktrackWindow(Duration.ofSeconds(10))
 			.withPageSize(200);
 		FeedRun run = runWritersAgainstFeed(safe, Duration.ofSeconds(30));
 		assertThat(run.delivered).as("nothing delivered twice").doesNotHaveDuplicates();
@@ -217,7 +217,7 @@ class CassandraReadJournalIT {
 	@Test
 	void theTrailingSweepAloneCatchesLateEventsWithoutDuplicates() throws Exception {
 		FeedSettings sweepOnly = FeedSettings.DEFAULTS.withConsistencyWindow(Duration.ZERO)
-			.withBacktrackWindow(Duration.ofSeconds(4))
+			.withBacktrackWindow(Duration.ofSeconds(10))
 			.withPageSize(200);
 		FeedRun run = runWritersAgainstFeed(sweepOnly, Duration.ofSeconds(10));
 		assertThat(run.delivered).as("nothing delivered twice").doesNotHaveDuplicates();
