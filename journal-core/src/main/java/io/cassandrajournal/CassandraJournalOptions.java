@@ -56,6 +56,8 @@ public final class CassandraJournalOptions {
 
 	private final boolean useTagIndex;
 
+	private final TagBucketing tagBucketing;
+
 	private final ConsistencyLevel consistency;
 
 	private final boolean lightweightTransactions;
@@ -90,6 +92,7 @@ public final class CassandraJournalOptions {
 		this.partitionSize = v.partitionSize;
 		this.autoCreateTables = v.autoCreateTables;
 		this.useTagIndex = v.useTagIndex;
+		this.tagBucketing = v.tagBucketing;
 		this.consistency = v.consistency;
 		this.lightweightTransactions = v.lightweightTransactions;
 		this.serialConsistency = v.serialConsistency;
@@ -168,7 +171,34 @@ public final class CassandraJournalOptions {
 	 * @return new options
 	 */
 	public CassandraJournalOptions withTagIndexTable(String tagIndexTable) {
-		return with((v) -> v.tagIndexTable = CqlNames.check("tagIndexTable", tagIndexTable));
+		String name = CqlNames.check("tagIndexTable", tagIndexTable);
+		checkBucketTableNames(name, this.tagBucketing);
+		return with((v) -> v.tagIndexTable = name);
+	}
+
+	/**
+	 * @param tagBucketing how the tag index is partitioned, default {@link TagBucketing#NONE} (the reference
+	 * layout, one partition per tag). With buckets the index is written to and read from
+	 * {@code <tagIndexTable>_<unit>} and {@code <tagIndexTable>_<unit>_buckets} instead (see
+	 * {@link TagBucketing}); the reference implementation does not read those tables
+	 * @return new options
+	 */
+	public CassandraJournalOptions withTagBucketing(TagBucketing tagBucketing) {
+		Objects.requireNonNull(tagBucketing, "tagBucketing");
+		checkBucketTableNames(this.tagIndexTable, tagBucketing);
+		return with((v) -> v.tagBucketing = tagBucketing);
+	}
+
+	private static void checkBucketTableNames(String tagIndexTable, TagBucketing bucketing) {
+		if (bucketing != TagBucketing.NONE) {
+			String longest = tagIndexTable + "_" + bucketing.tableSuffix() + "_buckets";
+			if (longest.length() > 48) {
+				throw new IllegalArgumentException("tagIndexTable '" + tagIndexTable + "' is too long for tag bucketing "
+						+ bucketing + ": the bucket list table '" + longest + "' would exceed 48 characters; "
+						+ "choose a tag index table name of at most " + (48 - longest.length() + tagIndexTable.length())
+						+ " characters");
+			}
+		}
 	}
 
 	/**
@@ -390,6 +420,21 @@ public final class CassandraJournalOptions {
 		return this.useTagIndex;
 	}
 
+	public TagBucketing tagBucketing() {
+		return this.tagBucketing;
+	}
+
+	/** @return the table tag index rows are written to: {@link #tagIndexTable()} or its bucketed form */
+	public String tagIndexDataTable() {
+		return (this.tagBucketing == TagBucketing.NONE) ? this.tagIndexTable
+				: this.tagIndexTable + "_" + this.tagBucketing.tableSuffix();
+	}
+
+	/** @return the table listing the non-empty buckets of each tag (bucketing only) */
+	public String tagBucketsTable() {
+		return tagIndexDataTable() + "_buckets";
+	}
+
 	public ConsistencyLevel consistency() {
 		return this.consistency;
 	}
@@ -439,7 +484,7 @@ public final class CassandraJournalOptions {
 		return "CassandraJournalOptions[keyspace=" + this.keyspace + ", contactPoints=" + this.contactPoints
 				+ ", events=" + this.eventsTable + ", metadata=" + this.metadataTable + ", allIds=" + this.allIdsTable
 				+ ", tagIndex=" + this.tagIndexTable + ", partitionSize=" + this.partitionSize + ", useTagIndex="
-				+ this.useTagIndex + ", consistency=" + this.consistency + ", lwt=" + this.lightweightTransactions
+				+ this.useTagIndex + ", tagBucketing=" + this.tagBucketing + ", consistency=" + this.consistency + ", lwt=" + this.lightweightTransactions
 				+ ", serialConsistency=" + this.serialConsistency + "]";
 	}
 
@@ -466,6 +511,8 @@ public final class CassandraJournalOptions {
 		boolean autoCreateTables = true;
 
 		boolean useTagIndex;
+
+		TagBucketing tagBucketing = TagBucketing.NONE;
 
 		ConsistencyLevel consistency = DefaultConsistencyLevel.LOCAL_QUORUM;
 
@@ -504,6 +551,7 @@ public final class CassandraJournalOptions {
 			this.partitionSize = o.partitionSize;
 			this.autoCreateTables = o.autoCreateTables;
 			this.useTagIndex = o.useTagIndex;
+			this.tagBucketing = o.tagBucketing;
 			this.consistency = o.consistency;
 			this.lightweightTransactions = o.lightweightTransactions;
 			this.serialConsistency = o.serialConsistency;

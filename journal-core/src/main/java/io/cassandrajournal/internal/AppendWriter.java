@@ -43,6 +43,9 @@ public final class AppendWriter {
 
 	private final JournalStatements statements;
 
+	/** Only with the tag index on: its tables may not exist otherwise. */
+	private final @org.jspecify.annotations.Nullable TagPartitions tagIndex;
+
 	/** Heads this process wrote without LWT: saves the head read when the expectation matches. */
 	private final java.util.Map<String, Long> knownHeads = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -50,6 +53,7 @@ public final class AppendWriter {
 		this.session = session;
 		this.options = options;
 		this.statements = statements;
+		this.tagIndex = options.useTagIndex() ? TagPartitions.create(session, options) : null;
 	}
 
 	public CompletionStage<AppendResult> append(String persistenceId, long expected, List<EventToAppend> events,
@@ -163,7 +167,7 @@ public final class AppendWriter {
 	private CompletionStage<Void> writeRows(String persistenceId, long expected, List<EventToAppend> events,
 			List<String> payloads, long timestamp, com.datastax.oss.driver.api.core.cql.@org.jspecify.annotations.Nullable BoundStatement head) {
 		Map<Long, BatchStatementBuilder> byPartition = new LinkedHashMap<>();
-		Map<String, BatchStatementBuilder> byTag = new LinkedHashMap<>();
+		List<TagPartitions.TagRow> tagRows = new ArrayList<>();
 		for (int i = 0; i < events.size(); i++) {
 			long sequenceNr = expected + 1 + i;
 			long partition = (sequenceNr - 1) / this.options.partitionSize();
@@ -171,23 +175,21 @@ public final class AppendWriter {
 			byPartition.computeIfAbsent(partition, (p) -> BatchStatement.builder(BatchType.UNLOGGED))
 				.addStatement(this.statements.insertEvent.bind(persistenceId, partition, sequenceNr, timestamp,
 						payloads.get(i), tags));
-			if (this.statements.insertTagRow != null) {
+			if (this.tagIndex != null) {
 				for (String tag : tags) {
-					byTag.computeIfAbsent(tag, (t) -> BatchStatement.builder(BatchType.UNLOGGED))
-						.addStatement(this.statements.insertTagRow.bind(tag, timestamp, persistenceId, sequenceNr,
-								payloads.get(i), tags));
+					tagRows.add(new TagPartitions.TagRow(tag, timestamp, persistenceId, sequenceNr, payloads.get(i), tags));
 				}
 			}
 		}
 		if (head != null) {
 			byPartition.values().iterator().next().addStatement(head);
 		}
-		List<CompletableFuture<AsyncResultSet>> writes = new ArrayList<>();
+		List<CompletableFuture<?>> writes = new ArrayList<>();
 		for (BatchStatementBuilder batch : byPartition.values()) {
 			writes.add(execute(batch));
 		}
-		for (BatchStatementBuilder batch : byTag.values()) {
-			writes.add(execute(batch));
+		if (!tagRows.isEmpty()) {
+			writes.add(this.tagIndex.write(tagRows).toCompletableFuture());
 		}
 		if (expected == 0) {
 			writes.add(this.session

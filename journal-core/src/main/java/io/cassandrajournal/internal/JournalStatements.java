@@ -16,9 +16,6 @@ public final class JournalStatements {
 
 	public final PreparedStatement insertEvent;
 
-	/** Prepared only with the tag index on: the table may not exist otherwise. */
-	public final @org.jspecify.annotations.Nullable PreparedStatement insertTagRow;
-
 	public final PreparedStatement insertPersistenceId;
 
 	public final PreparedStatement claimFirst;
@@ -48,8 +45,6 @@ public final class JournalStatements {
 		String metadata = ks + "." + o.metadataTable();
 		this.insertEvent = s.write("INSERT INTO " + events
 				+ " (persistence_id, partition_nr, sequence_nr, timestamp, payload, tags) VALUES (?, ?, ?, ?, ?, ?)");
-		this.insertTagRow = o.useTagIndex() ? s.write("INSERT INTO " + ks + "." + o.tagIndexTable()
-				+ " (tag, timestamp, persistence_id, sequence_nr, payload, tags) VALUES (?, ?, ?, ?, ?, ?)") : null;
 		this.insertPersistenceId = s.write("INSERT INTO " + ks + "." + o.allIdsTable()
 				+ " (tag, persistence_id) VALUES (?, ?)");
 		this.claimFirst = s.conditional("INSERT INTO " + metadata

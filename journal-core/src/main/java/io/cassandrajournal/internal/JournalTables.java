@@ -53,6 +53,39 @@ public final class JournalTables {
 						Column.regular("tags", "set<text>")));
 	}
 
+	/**
+	 * @return the tables of the configured tag index layout: {@code events_by_tag}, or the bucketed index and
+	 * its bucket list
+	 */
+	public static List<TableDefinition> tagIndexTables(CassandraJournalOptions o) {
+		return (o.tagBucketing() == io.cassandrajournal.TagBucketing.NONE) ? List.of(tagIndex(o))
+				: List.of(tagIndexBucketed(o), tagBuckets(o));
+	}
+
+	/** Our layout: one partition per tag and time bucket ({@code bucket} = the bucket's start, epoch ms). */
+	public static TableDefinition tagIndexBucketed(CassandraJournalOptions o) {
+		String ks = o.requireKeyspace();
+		String table = o.tagIndexDataTable();
+		return new TableDefinition(table, "CREATE TABLE IF NOT EXISTS " + ks + "." + table
+				+ " (tag text, bucket bigint, timestamp bigint, persistence_id text, sequence_nr bigint, payload text, "
+				+ "tags set<text>, PRIMARY KEY ((tag, bucket), timestamp, persistence_id, sequence_nr)) "
+				+ "WITH CLUSTERING ORDER BY (timestamp ASC, persistence_id ASC, sequence_nr ASC)",
+				List.of(Column.partitionKey("tag", "text", 0), Column.partitionKey("bucket", "bigint", 1),
+						Column.clustering("timestamp", "bigint", 0, "asc"),
+						Column.clustering("persistence_id", "text", 1, "asc"),
+						Column.clustering("sequence_nr", "bigint", 2, "asc"), Column.regular("payload", "text"),
+						Column.regular("tags", "set<text>")));
+	}
+
+	/** The non-empty buckets of each tag, so that a walk skips empty ones. */
+	public static TableDefinition tagBuckets(CassandraJournalOptions o) {
+		String ks = o.requireKeyspace();
+		String table = o.tagBucketsTable();
+		return new TableDefinition(table, "CREATE TABLE IF NOT EXISTS " + ks + "." + table
+				+ " (tag text, bucket bigint, PRIMARY KEY (tag, bucket)) WITH CLUSTERING ORDER BY (bucket ASC)",
+				List.of(Column.partitionKey("tag", "text", 0), Column.clustering("bucket", "bigint", 0, "asc")));
+	}
+
 	public static TableDefinition snapshots(CassandraJournalOptions o) {
 		String ks = o.requireKeyspace();
 		return new TableDefinition(o.snapshotsTable(), "CREATE TABLE IF NOT EXISTS " + ks + "." + o.snapshotsTable()

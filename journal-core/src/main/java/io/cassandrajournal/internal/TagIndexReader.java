@@ -9,7 +9,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
 
 import io.cassandrajournal.CassandraJournalOptions;
@@ -25,39 +24,22 @@ import io.cassandrajournal.query.TaggedEvent;
  * {@code any} tags walks each tag's partition, merges them in offset order and drops duplicates (an event
  * carrying two of the tags is in both partitions). Each page is one bounded read per walked partition.
  */
-public final class TagIndexReader {
+public final class TagIndexReader implements TagEventReader {
 
-	private final CqlSession session;
-
-	private final PreparedStatement page;
+	private final TagPartitions partitions;
 
 	public TagIndexReader(CqlSession session, CassandraJournalOptions options) {
-		this.session = session;
-		JournalStatements.Statements s = new JournalStatements.Statements(session, options);
-		this.page = s.read("SELECT timestamp, persistence_id, sequence_nr, payload, tags FROM "
-				+ options.requireKeyspace() + "." + options.tagIndexTable()
-				+ " WHERE tag = ? AND (timestamp, persistence_id, sequence_nr) > (?, ?, ?) AND (timestamp) <= (?) LIMIT ?");
+		this.partitions = TagPartitions.create(session, options);
 	}
 
-	/**
-	 * @return a page whose payloads are the stored JSON text, not yet deserialized (so that one bad payload
-	 * fails only its own event, where a projection's recovery strategy can deal with it)
-	 */
+	@Override
 	public CompletionStage<EventsPage<String>> read(TagFilter filter, TagOffset after, long upperTimestamp,
 			int limit) {
 		List<String> walked = filter.allTags().isEmpty() ? List.copyOf(filter.anyTags())
 				: List.of(filter.allTags().iterator().next());
 		List<CompletableFuture<List<Row>>> reads = new ArrayList<>();
 		for (String tag : walked) {
-			reads.add(this.session
-				.executeAsync(this.page.bind(tag, after.timestamp(), after.persistenceId(), after.sequenceNr(),
-						upperTimestamp, limit))
-				.thenApply((rs) -> {
-					List<Row> rows = new ArrayList<>(limit);
-					rs.currentPage().forEach(rows::add);
-					return rows;
-				})
-				.toCompletableFuture());
+			reads.add(this.partitions.rows(tag, after, upperTimestamp, limit).toCompletableFuture());
 		}
 		return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
 			.thenApply((ignored) -> merge(filter, after, reads.stream().map(CompletableFuture::join).toList(), limit));

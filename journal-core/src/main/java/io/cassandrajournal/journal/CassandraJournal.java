@@ -127,7 +127,7 @@ public final class CassandraJournal implements Journal {
 		List<TableDefinition> tables = new ArrayList<>(List.of(JournalTables.events(options),
 				JournalTables.metadata(options), JournalTables.allIds(options)));
 		if (options.useTagIndex()) {
-			tables.add(JournalTables.tagIndex(options));
+			tables.addAll(JournalTables.tagIndexTables(options));
 		}
 		return tables;
 	}

@@ -15,6 +15,8 @@ import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.internal.JournalTables;
 import io.cassandrajournal.internal.SchemaManager;
 import io.cassandrajournal.internal.RawEvents;
+import io.cassandrajournal.internal.JournalScanReader;
+import io.cassandrajournal.internal.TagEventReader;
 import io.cassandrajournal.internal.TagIndexReader;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.PersistentEvent;
@@ -29,8 +31,9 @@ import io.cassandrajournal.serialization.EventSerializer;
  * <li>Events by persistenceId: {@link #eventsByPersistenceId} (offset = sequence number).</li>
  * <li>persistenceIds: {@link #currentPersistenceIds} (paginated) and {@link #livePersistenceIds}.</li>
  * </ul>
- * Tag queries read the {@code events_by_tag} index ({@code useTagIndex}); a filter must name at least one
- * tag an event must carry ({@code any} or {@code all}).
+ * Tag queries read the tag index ({@code useTagIndex}, bucketed or not) when the filter names at least one
+ * tag an event must carry ({@code any} or {@code all}); {@code not}-only and empty filters, and every filter
+ * with the index off, are answered by scanning the journal (see {@link #scansJournal}).
  */
 public final class CassandraReadJournal {
 
@@ -42,6 +45,8 @@ public final class CassandraReadJournal {
 
 	private final @Nullable TagIndexReader tagReader;
 
+	private final JournalScanReader scanReader;
+
 	private final java.time.Clock clock;
 
 	private CassandraReadJournal(Journal journal, CqlSession session, CassandraJournalOptions options,
@@ -51,6 +56,7 @@ public final class CassandraReadJournal {
 		this.serializer = serializer;
 		this.clock = options.clock();
 		this.tagReader = options.useTagIndex() ? new TagIndexReader(session, options) : null;
+		this.scanReader = new JournalScanReader(session, options);
 	}
 
 	/**
@@ -64,21 +70,24 @@ public final class CassandraReadJournal {
 			EventSerializer serializer) {
 		if (options.useTagIndex()) {
 			// The index may be written by another journal implementation: make sure it exists.
-			SchemaManager.ensure(session, options, List.of(JournalTables.tagIndex(options)));
+			SchemaManager.ensure(session, options, JournalTables.tagIndexTables(options));
 		}
 		return new CassandraReadJournal(Objects.requireNonNull(journal, "journal"), session, options, serializer);
 	}
 
-	private TagIndexReader checkTagQuery(TagFilter filter) {
-		if (this.tagReader == null) {
-			throw new IllegalStateException("Tag queries read the events_by_tag index, which is off: set useTagIndex "
-					+ "(journal.cassandra.use-tag-index=true) and run TagIndexBackfill for events written before");
-		}
-		if (!filter.hasPositiveTag()) {
-			throw new IllegalArgumentException("Tag filter '" + filter.canonical() + "' names no tag an event must carry; "
-					+ "filters need at least one 'any' or 'all' tag");
-		}
-		return this.tagReader;
+	/**
+	 * The plan for a filter: the tag index when it is on and the filter names a tag every matching event
+	 * carries; otherwise a scan of the journal (correct, but one full table scan per page).
+	 * @param filter the filter
+	 * @return whether queries with this filter scan the journal
+	 */
+	public boolean scansJournal(TagFilter filter) {
+		return this.tagReader == null || !filter.hasPositiveTag();
+	}
+
+	private TagEventReader checkTagQuery(TagFilter filter) {
+		Objects.requireNonNull(filter, "filter");
+		return scansJournal(filter) ? this.scanReader : this.tagReader;
 	}
 
 	/**
@@ -92,7 +101,7 @@ public final class CassandraReadJournal {
 	 */
 	public <E> CompletionStage<EventsPage<E>> currentEventsByTag(TagFilter filter, TagOffset after, int limit,
 			Class<E> type) {
-		TagIndexReader reader;
+		TagEventReader reader;
 		try {
 			reader = checkTagQuery(filter);
 		}
@@ -120,7 +129,7 @@ public final class CassandraReadJournal {
 	 */
 	public <E> CompletionStage<TagOffset> forEachCurrentEventByTag(TagFilter filter, TagOffset after, Class<E> type,
 			Consumer<? super TaggedEvent<E>> consumer) {
-		TagIndexReader reader;
+		TagEventReader reader;
 		try {
 			reader = checkTagQuery(filter);
 		}
@@ -131,7 +140,7 @@ public final class CassandraReadJournal {
 		return Errors.translating(walk(reader, filter, after, upper, type, consumer), "Tag query", filter.canonical());
 	}
 
-	private <E> CompletionStage<TagOffset> walk(TagIndexReader reader, TagFilter filter, TagOffset after, long upper,
+	private <E> CompletionStage<TagOffset> walk(TagEventReader reader, TagFilter filter, TagOffset after, long upper,
 			Class<E> type, Consumer<? super TaggedEvent<E>> consumer) {
 		return reader.read(filter, after, upper, this.options.pageSize()).thenCompose((page) -> {
 			for (TaggedEvent<String> raw : page.events()) {

@@ -7,7 +7,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
-import io.cassandrajournal.internal.TagIndexReader;
+import io.cassandrajournal.internal.TagEventReader;
 import io.cassandrajournal.journal.PersistentEvent;
 
 /**
@@ -20,7 +20,7 @@ import io.cassandrajournal.journal.PersistentEvent;
  */
 public final class LiveTagFeed {
 
-	private final TagIndexReader reader;
+	private final TagEventReader reader;
 
 	private final TagFilter filter;
 
@@ -37,7 +37,7 @@ public final class LiveTagFeed {
 	/** Delivered events not yet passed by the sweep, for de-duplication. */
 	private final TreeMap<TagOffset, Boolean> delivered = new TreeMap<>();
 
-	LiveTagFeed(TagIndexReader reader, TagFilter filter, TagOffset start, FeedSettings settings, Clock clock) {
+	LiveTagFeed(TagEventReader reader, TagFilter filter, TagOffset start, FeedSettings settings, Clock clock) {
 		this.reader = reader;
 		this.filter = filter;
 		this.settings = settings;

@@ -7,17 +7,16 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 
 import io.cassandrajournal.CassandraJournalOptions;
-import io.cassandrajournal.internal.JournalStatements;
+import io.cassandrajournal.internal.TagPartitions;
 import io.cassandrajournal.internal.JournalTables;
 import io.cassandrajournal.internal.SchemaManager;
 import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.PersistentEvent;
 
 /**
- * Writes the {@code events_by_tag} rows of events appended while the tag index was off. Walks every
+ * Writes the tag index rows (in the configured layout, bucketed or not) of events appended while the tag index was off. Walks every
  * persistenceId and replays its events; each tag row is an upsert of the same primary key the journal would
  * have written, so running it twice, or over events that are already indexed, creates no duplicates. Safe
  * to run while the application appends (new appends index themselves once {@code useTagIndex} is on).
@@ -26,16 +25,11 @@ public final class TagIndexBackfill {
 
 	private final CassandraJournal journal;
 
-	private final CqlSession session;
-
-	private final PreparedStatement insertTagRow;
+	private final TagPartitions partitions;
 
 	private TagIndexBackfill(CassandraJournal journal, CqlSession session, CassandraJournalOptions options) {
 		this.journal = journal;
-		this.session = session;
-		this.insertTagRow = new JournalStatements.Statements(session, options).write("INSERT INTO "
-				+ options.requireKeyspace() + "." + options.tagIndexTable()
-				+ " (tag, timestamp, persistence_id, sequence_nr, payload, tags) VALUES (?, ?, ?, ?, ?, ?)");
+		this.partitions = TagPartitions.create(session, options);
 	}
 
 	/**
@@ -45,7 +39,7 @@ public final class TagIndexBackfill {
 	 * @return the tool
 	 */
 	public static TagIndexBackfill create(CassandraJournal journal, CqlSession session, CassandraJournalOptions options) {
-		SchemaManager.ensure(session, options, List.of(JournalTables.tagIndex(options)));
+		SchemaManager.ensure(session, options, JournalTables.tagIndexTables(options));
 		return new TagIndexBackfill(journal, session, options);
 	}
 
@@ -68,10 +62,14 @@ public final class TagIndexBackfill {
 	private CompletionStage<Void> index(String persistenceId, AtomicLong rows) {
 		List<CompletableFuture<?>> writes = new ArrayList<>();
 		return this.journal.replayRaw(persistenceId, 1, Long.MAX_VALUE, (PersistentEvent<String> event) -> {
+			List<TagPartitions.TagRow> tagRows = new ArrayList<>(event.tags().size());
 			for (String tag : event.tags()) {
-				writes.add(this.session.executeAsync(this.insertTagRow.bind(tag, event.timestamp().toEpochMilli(),
-						event.persistenceId(), event.sequenceNr(), event.payload(), event.tags())).toCompletableFuture());
-				rows.incrementAndGet();
+				tagRows.add(new TagPartitions.TagRow(tag, event.timestamp().toEpochMilli(), event.persistenceId(),
+						event.sequenceNr(), event.payload(), event.tags()));
+			}
+			if (!tagRows.isEmpty()) {
+				writes.add(this.partitions.write(tagRows).toCompletableFuture());
+				rows.addAndGet(tagRows.size());
 			}
 		}).thenCompose((last) -> CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)));
 	}

@@ -147,6 +147,7 @@ public final class CassandraJournalAutoConfiguration {
 				.withPartitionSize(p.getPartitionSize())
 				.withAutoCreateTables(p.isAutoCreateTables())
 				.withUseTagIndex(p.isUseTagIndex())
+				.withTagBucketing(p.getTagBucketing())
 				.withConsistency(p.getConsistency())
 				.withLightweightTransactions(p.isLightweightTransactions())
 				.withSerialConsistency(p.getSerialConsistency())

@@ -103,6 +103,13 @@ public class JournalCassandraProperties {
 	private boolean useTagIndex;
 
 	/**
+	 * How the tag index is partitioned: NONE (the reference events_by_tag table, one partition per tag) or
+	 * MINUTE, HOUR, DAY (one partition per tag and time bucket, in <tag-index-table>_<unit> plus a
+	 * <tag-index-table>_<unit>_buckets list).
+	 */
+	private io.cassandrajournal.TagBucketing tagBucketing = io.cassandrajournal.TagBucketing.NONE;
+
+	/**
 	 * Consistency level of every read and write, by name (LOCAL_QUORUM) or by the driver's numeric code (6).
 	 */
 	private DefaultConsistencyLevel consistency = DefaultConsistencyLevel.LOCAL_QUORUM;
@@ -274,6 +281,14 @@ public class JournalCassandraProperties {
 
 	public void setUseTagIndex(boolean useTagIndex) {
 		this.useTagIndex = useTagIndex;
+	}
+
+	public io.cassandrajournal.TagBucketing getTagBucketing() {
+		return this.tagBucketing;
+	}
+
+	public void setTagBucketing(io.cassandrajournal.TagBucketing tagBucketing) {
+		this.tagBucketing = tagBucketing;
 	}
 
 	public DefaultConsistencyLevel getConsistency() {

@@ -80,7 +80,8 @@ class CassandraJournalAutoConfigurationIT {
 		this.runner.withPropertyValues("journal.cassandra.contact-points=" + this.contactPoint,
 				"journal.cassandra.local-datacenter=datacenter1", "journal.cassandra.events-table=my_events",
 				"journal.cassandra.metadata-table=my_metadata", "journal.cassandra.all-ids-table=my_ids",
-				"journal.cassandra.tag-index-table=my_tags", "journal.cassandra.snapshots-table=my_snapshots",
+				"journal.cassandra.tag-index-table=my_tags", "journal.cassandra.tag-bucketing=hour",
+				"journal.cassandra.snapshots-table=my_snapshots",
 				"journal.cassandra.durable-state-table=my_state", "journal.cassandra.partition-size=1000",
 				"journal.cassandra.consistency=6", "journal.cassandra.serial-consistency=9",
 				"journal.cassandra.lightweight-transactions=true", "journal.cassandra.persistence-id-buckets=4",
@@ -97,6 +98,8 @@ class CassandraJournalAutoConfigurationIT {
 				assertThat(options.metadataTable()).isEqualTo("my_metadata");
 				assertThat(options.allIdsTable()).isEqualTo("my_ids");
 				assertThat(options.tagIndexTable()).isEqualTo("my_tags");
+				assertThat(options.tagBucketing()).isEqualTo(io.cassandrajournal.TagBucketing.HOUR);
+				assertThat(options.tagIndexDataTable()).isEqualTo("my_tags_hour");
 				assertThat(options.snapshotsTable()).isEqualTo("my_snapshots");
 				assertThat(options.durableStateTable()).isEqualTo("my_state");
 				assertThat(options.partitionSize()).isEqualTo(1000);

@@ -1,0 +1,248 @@
+package io.cassandrajournal.internal;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.BatchStatement;
+import com.datastax.oss.driver.api.core.cql.BatchStatementBuilder;
+import com.datastax.oss.driver.api.core.cql.BatchType;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Row;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.TagBucketing;
+import io.cassandrajournal.query.TagOffset;
+
+/**
+ * The physical layout of the tag index: how its rows are written and how one tag's rows are read in offset
+ * order. {@link #create} picks the reference layout (one partition per tag) or the bucketed one (one
+ * partition per tag and time bucket, plus a list of each tag's non-empty buckets).
+ */
+public abstract class TagPartitions {
+
+	/** Rows read per tag: timestamp, persistence_id, sequence_nr, payload, tags. */
+	static final String COLUMNS = "timestamp, persistence_id, sequence_nr, payload, tags";
+
+	final CqlSession session;
+
+	final CassandraJournalOptions options;
+
+	final JournalStatements.Statements statements;
+
+	TagPartitions(CqlSession session, CassandraJournalOptions options) {
+		this.session = session;
+		this.options = options;
+		this.statements = new JournalStatements.Statements(session, options);
+	}
+
+	/**
+	 * @param session the session
+	 * @param options the options (their {@link TagBucketing} picks the layout)
+	 * @return the layout; its tables must exist
+	 */
+	public static TagPartitions create(CqlSession session, CassandraJournalOptions options) {
+		return (options.tagBucketing() == TagBucketing.NONE) ? new Single(session, options)
+				: new Bucketed(session, options);
+	}
+
+	/**
+	 * One tag index row: an event under one of its tags.
+	 *
+	 * @param tag the tag
+	 * @param timestamp the event's time stamp
+	 * @param persistenceId the entity
+	 * @param sequenceNr the event's sequence number
+	 * @param payload the serialized payload
+	 * @param tags all tags of the event
+	 */
+	public record TagRow(String tag, long timestamp, String persistenceId, long sequenceNr, String payload,
+			Set<String> tags) {
+	}
+
+	/**
+	 * Writes rows: one unlogged batch per partition (upserts, so writing a row twice is harmless).
+	 * @param rows the rows
+	 * @return completes when every row is written
+	 */
+	public abstract CompletionStage<Void> write(List<TagRow> rows);
+
+	/**
+	 * @param tag the tag
+	 * @param after the offset to read after
+	 * @param upperTimestamp the newest time stamp to read
+	 * @param limit rows at most
+	 * @return the tag's rows after {@code after}, in offset order; fewer than {@code limit} only when no more
+	 * rows up to {@code upperTimestamp} exist
+	 */
+	public abstract CompletionStage<List<Row>> rows(String tag, TagOffset after, long upperTimestamp, int limit);
+
+	CompletionStage<Void> executeBatches(Map<?, BatchStatementBuilder> batches) {
+		List<CompletableFuture<?>> writes = new ArrayList<>(batches.size());
+		for (BatchStatementBuilder batch : batches.values()) {
+			writes.add(this.session.executeAsync(batch.setIdempotence(true)
+				.setConsistencyLevel(this.options.consistency())
+				.setTimeout(this.options.requestTimeout())
+				.build()).toCompletableFuture());
+		}
+		return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new));
+	}
+
+	static List<Row> collect(com.datastax.oss.driver.api.core.cql.AsyncResultSet rs, List<Row> into) {
+		rs.currentPage().forEach(into::add);
+		return into;
+	}
+
+	/** The reference layout: {@code events_by_tag}, partition key {@code tag}. */
+	static final class Single extends TagPartitions {
+
+		private final PreparedStatement insert;
+
+		private final PreparedStatement page;
+
+		Single(CqlSession session, CassandraJournalOptions options) {
+			super(session, options);
+			String table = options.requireKeyspace() + "." + options.tagIndexTable();
+			this.insert = this.statements.write("INSERT INTO " + table
+					+ " (tag, timestamp, persistence_id, sequence_nr, payload, tags) VALUES (?, ?, ?, ?, ?, ?)");
+			this.page = this.statements.read("SELECT " + COLUMNS + " FROM " + table
+					+ " WHERE tag = ? AND (timestamp, persistence_id, sequence_nr) > (?, ?, ?) AND (timestamp) <= (?) LIMIT ?");
+		}
+
+		@Override
+		public CompletionStage<Void> write(List<TagRow> rows) {
+			Map<String, BatchStatementBuilder> byTag = new LinkedHashMap<>();
+			for (TagRow row : rows) {
+				byTag.computeIfAbsent(row.tag(), (t) -> BatchStatement.builder(BatchType.UNLOGGED))
+					.addStatement(this.insert.bind(row.tag(), row.timestamp(), row.persistenceId(), row.sequenceNr(),
+							row.payload(), row.tags()));
+			}
+			return executeBatches(byTag);
+		}
+
+		@Override
+		public CompletionStage<List<Row>> rows(String tag, TagOffset after, long upperTimestamp, int limit) {
+			return this.session
+				.executeAsync(this.page.bind(tag, after.timestamp(), after.persistenceId(), after.sequenceNr(),
+						upperTimestamp, limit))
+				.thenApply((rs) -> collect(rs, new ArrayList<>(limit)));
+		}
+
+	}
+
+	/**
+	 * Our layout: partition key {@code (tag, bucket)}, and a bucket list per tag. A writer records a bucket
+	 * in the list before it writes the bucket's first row (once per tag and bucket in this process), so a
+	 * reader that sees a row also finds its bucket. A read lists the tag's buckets from the one holding the
+	 * offset up to the one holding the upper bound and reads them in order until the page is full.
+	 */
+	static final class Bucketed extends TagPartitions {
+
+		/** Buckets listed per read of the bucket list. */
+		private static final int BUCKETS_PER_READ = 64;
+
+		private final TagBucketing bucketing;
+
+		private final PreparedStatement insert;
+
+		private final PreparedStatement insertBucket;
+
+		private final PreparedStatement buckets;
+
+		private final PreparedStatement page;
+
+		/** Buckets this process has recorded: (tag, bucket) pairs. */
+		private final Set<Map.Entry<String, Long>> recorded = ConcurrentHashMap.newKeySet();
+
+		Bucketed(CqlSession session, CassandraJournalOptions options) {
+			super(session, options);
+			this.bucketing = options.tagBucketing();
+			String table = options.requireKeyspace() + "." + options.tagIndexDataTable();
+			String bucketsTable = options.requireKeyspace() + "." + options.tagBucketsTable();
+			this.insert = this.statements.write("INSERT INTO " + table
+					+ " (tag, bucket, timestamp, persistence_id, sequence_nr, payload, tags) VALUES (?, ?, ?, ?, ?, ?, ?)");
+			this.insertBucket = this.statements.write("INSERT INTO " + bucketsTable + " (tag, bucket) VALUES (?, ?)");
+			this.buckets = this.statements.read("SELECT bucket FROM " + bucketsTable
+					+ " WHERE tag = ? AND bucket >= ? AND bucket <= ? LIMIT " + BUCKETS_PER_READ);
+			this.page = this.statements.read("SELECT " + COLUMNS + " FROM " + table + " WHERE tag = ? AND bucket = ? "
+					+ "AND (timestamp, persistence_id, sequence_nr) > (?, ?, ?) AND (timestamp) <= (?) LIMIT ?");
+		}
+
+		@Override
+		public CompletionStage<Void> write(List<TagRow> rows) {
+			Map<Map.Entry<String, Long>, BatchStatementBuilder> byPartition = new LinkedHashMap<>();
+			for (TagRow row : rows) {
+				long bucket = this.bucketing.bucketOf(row.timestamp());
+				byPartition.computeIfAbsent(Map.entry(row.tag(), bucket), (k) -> BatchStatement.builder(BatchType.UNLOGGED))
+					.addStatement(this.insert.bind(row.tag(), bucket, row.timestamp(), row.persistenceId(),
+							row.sequenceNr(), row.payload(), row.tags()));
+			}
+			List<CompletableFuture<?>> marks = new ArrayList<>();
+			for (Map.Entry<String, Long> partition : byPartition.keySet()) {
+				if (!this.recorded.contains(partition)) {
+					BoundStatement mark = this.insertBucket.bind(partition.getKey(), partition.getValue());
+					marks.add(this.session.executeAsync(mark).toCompletableFuture().thenRun(() -> remember(partition)));
+				}
+			}
+			if (marks.isEmpty()) {
+				return executeBatches(byPartition);
+			}
+			return CompletableFuture.allOf(marks.toArray(CompletableFuture[]::new))
+				.thenCompose((ignored) -> executeBatches(byPartition));
+		}
+
+		private void remember(Map.Entry<String, Long> partition) {
+			if (this.recorded.size() > 10_000) {
+				this.recorded.clear();
+			}
+			this.recorded.add(partition);
+		}
+
+		@Override
+		public CompletionStage<List<Row>> rows(String tag, TagOffset after, long upperTimestamp, int limit) {
+			List<Row> into = new ArrayList<>(Math.min(limit, 1024));
+			return walk(tag, after, this.bucketing.bucketOf(after.timestamp()), this.bucketing.bucketOf(upperTimestamp),
+					upperTimestamp, limit, into).thenApply((ignored) -> into);
+		}
+
+		private CompletionStage<Void> walk(String tag, TagOffset after, long fromBucket, long toBucket, long upper,
+				int limit, List<Row> into) {
+			if (fromBucket > toBucket) {
+				return CompletableFuture.completedFuture(null);
+			}
+			return this.session.executeAsync(this.buckets.bind(tag, fromBucket, toBucket)).thenCompose((rs) -> {
+				List<Long> listed = new ArrayList<>();
+				rs.currentPage().forEach((row) -> listed.add(row.getLong("bucket")));
+				return readBuckets(tag, after, listed, 0, upper, limit, into).thenCompose((ignored) -> {
+					if (listed.size() < BUCKETS_PER_READ || into.size() >= limit) {
+						return CompletableFuture.<Void>completedFuture(null);
+					}
+					return walk(tag, after, listed.get(listed.size() - 1) + 1, toBucket, upper, limit, into);
+				});
+			});
+		}
+
+		private CompletionStage<Void> readBuckets(String tag, TagOffset after, List<Long> listed, int index, long upper,
+				int limit, List<Row> into) {
+			if (index == listed.size() || into.size() >= limit) {
+				return CompletableFuture.completedFuture(null);
+			}
+			return this.session
+				.executeAsync(this.page.bind(tag, listed.get(index), after.timestamp(), after.persistenceId(),
+						after.sequenceNr(), upper, limit - into.size()))
+				.thenCompose((rs) -> {
+					collect(rs, into);
+					return readBuckets(tag, after, listed, index + 1, upper, limit, into);
+				});
+		}
+
+	}
+
+}
