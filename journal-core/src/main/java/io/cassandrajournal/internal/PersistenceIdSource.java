@@ -87,6 +87,12 @@ public final class PersistenceIdSource implements ProjectionSource {
 	}
 
 	@Override
+	public CompletionStage<Long> eventsAfter(TagOffset offset, int limit) {
+		return this.journal.highestSequenceNr(this.persistenceId)
+			.thenApply((head) -> Math.max(0, head - offset.sequenceNr()));
+	}
+
+	@Override
 	public boolean concerns(AppendResult result) {
 		return result.persistenceId().equals(this.persistenceId);
 	}

@@ -31,6 +31,8 @@ public final class ProjectionMetrics {
 
 	private final AtomicLong lagMillis = new AtomicLong();
 
+	private final AtomicLong lagEvents = new AtomicLong();
+
 	public ProjectionMetrics(MeterRegistry registry, String projection) {
 		this.handled = Counter.builder("persistence.projection.events.handled")
 			.description("Events the projection's handler completed")
@@ -61,6 +63,14 @@ public final class ProjectionMetrics {
 			.baseUnit("seconds")
 			.tag("projection", projection)
 			.register(registry);
+		Gauge.builder("persistence.projection.lag.events", this.lagEvents, AtomicLong::get)
+			.description("Events after the cursor not yet handled (by tag: counted up to 1,000 index rows ahead)")
+			.tag("projection", projection)
+			.register(registry);
+	}
+
+	public void lagEvents(long events) {
+		this.lagEvents.set(events);
 	}
 
 	public void handled(Duration took) {

@@ -79,9 +79,21 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 
 	private volatile TagOffset offset = TagOffset.START;
 
-	private volatile long handled;
+	private final java.util.concurrent.atomic.AtomicLong handled = new java.util.concurrent.atomic.AtomicLong();
 
-	private volatile long skipped;
+	private final java.util.concurrent.atomic.AtomicLong skipped = new java.util.concurrent.atomic.AtomicLong();
+
+	private volatile long lagEvents;
+
+	/** The last event of the last batch's handled prefix. */
+	private @Nullable TagOffset handledUpTo;
+
+	private long lagCountedAt;
+
+	private boolean lagCounting;
+
+	/** Threads of the lanes when {@code concurrency > 1}: created on start, shut down on stop. */
+	private java.util.concurrent.@Nullable ExecutorService lanes;
 
 	private volatile @Nullable Instant lastEventTimestamp;
 
@@ -95,9 +107,9 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 
 	private boolean inTick;
 
-	private int handledInBatch;
+	private volatile int handledInBatch;
 
-	private boolean failureSeries;
+	private volatile boolean failureSeries;
 
 	private @Nullable ScheduledFuture<?> scheduled;
 
@@ -127,8 +139,8 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 
 	@Override
 	public ProjectionStatus status() {
-		return new ProjectionStatus(this.id, this.state, this.offset, this.handled, this.skipped, this.lastEventTimestamp,
-				this.lag, this.lastError);
+		return new ProjectionStatus(this.id, this.state, this.offset, this.handled.get(), this.skipped.get(),
+				this.lastEventTimestamp, this.lag, this.lagEvents, this.lastError);
 	}
 
 	@Override
@@ -139,12 +151,21 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 			}
 			this.state = ProjectionState.RUNNING;
 			this.idle = new CompletableFuture<>();
+			if (this.settings.concurrency() > 1 && this.lanes == null) {
+				java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
+				this.lanes = java.util.concurrent.Executors.newFixedThreadPool(this.settings.concurrency(), (task) -> {
+					Thread thread = new Thread(task, "projection-" + this.id.name() + "-lane-" + count.incrementAndGet());
+					thread.setDaemon(true);
+					return thread;
+				});
+			}
 		}
 		this.metrics.stalled(false);
 		return this.offsets.load(this.id).thenCompose((stored) -> {
 			TagOffset start = stored.orElse(TagOffset.START);
 			synchronized (this) {
 				this.offset = start;
+				this.handledUpTo = null;
 				this.source = this.sources.apply(start);
 			}
 			return loadParked();
@@ -175,6 +196,11 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 			done = this.idle;
 			if (!this.inTick) {
 				done.complete(null);
+			}
+			java.util.concurrent.ExecutorService lanePool = this.lanes;
+			if (lanePool != null) {
+				this.lanes = null;
+				done.whenComplete((ok, error) -> lanePool.shutdown());
 			}
 		}
 		return done;
@@ -294,8 +320,11 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 			this.handledInBatch = 0;
 			current = this.source;
 		}
+		java.util.concurrent.ExecutorService lanePool = this.lanes;
 		current.poll()
-			.thenComposeAsync((batch) -> handleFrom(batch.events(), 0).thenApply((ignored) -> batch), this.executor)
+			.thenComposeAsync((batch) -> ((lanePool != null && batch.events().size() > 1)
+					? handleInLanes(batch.events(), lanePool) : handleFrom(batch.events(), 0))
+				.thenApply((ignored) -> batch), this.executor)
 			.handle((batch, error) -> {
 				Throwable cause = (error != null) ? Errors.unwrap(error) : null;
 				return saveOffset(current).handle((saved, saveError) -> {
@@ -336,10 +365,18 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 			else {
 				boolean more = batch != null && !batch.caughtUp();
 				boolean busy = batch != null && !batch.events().isEmpty();
-				Instant last = this.lastEventTimestamp;
+				Instant lastTimestamp = this.lastEventTimestamp;
 				// While events keep coming, how old the last handled one was when handled; idle means caught up.
-				this.lag = (busy && last != null) ? Duration.between(last, this.clock.instant()) : Duration.ZERO;
+				this.lag = (busy && lastTimestamp != null) ? Duration.between(lastTimestamp, this.clock.instant())
+						: Duration.ZERO;
 				this.metrics.lag(this.lag);
+				if (batch != null && this.handledInBatch > 0) {
+					PersistentEvent<String> last = batch.events().get(Math.min(this.handledInBatch, batch.events().size()) - 1);
+					this.handledUpTo = new TagOffset(last.timestamp().toEpochMilli(), last.persistenceId(),
+							last.sequenceNr());
+				}
+				countLag(current(), batch != null && batch.caughtUp()
+						&& this.handledInBatch >= batch.events().size());
 				next = more ? 0 : this.settings.pollInterval().toMillis();
 			}
 		}
@@ -348,6 +385,95 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 		}
 		else if (next >= 0) {
 			schedule(next);
+		}
+	}
+
+	private @Nullable ProjectionSource current() {
+		return this.source;
+	}
+
+	/** Zero when caught up; otherwise counted again at most every 2 s, off the poll's path. */
+	private void countLag(@Nullable ProjectionSource source, boolean caughtUp) {
+		if (caughtUp) {
+			this.lagEvents = 0;
+			this.metrics.lagEvents(0);
+			return;
+		}
+		long now = System.nanoTime();
+		if (source == null || this.lagCounting || now - this.lagCountedAt < TimeUnit.SECONDS.toNanos(2)) {
+			return;
+		}
+		this.lagCounting = true;
+		this.lagCountedAt = now;
+		// From the last event of the handled prefix: the stored offset of a tag feed trails it by the
+		// backtrack window and would count events already handled.
+		TagOffset from = (this.handledUpTo != null && this.handledUpTo.compareTo(this.offset) > 0) ? this.handledUpTo
+				: this.offset;
+		source.eventsAfter(from, ProjectionStatus.LAG_COUNT_LIMIT).whenComplete((count, error) -> {
+			synchronized (this) {
+				this.lagCounting = false;
+			}
+			if (count != null) {
+				this.lagEvents = count;
+				this.metrics.lagEvents(count);
+			}
+		});
+	}
+
+	/**
+	 * Handles a batch in {@code concurrency} lanes keyed by persistenceId: one entity's events stay in one
+	 * lane, in order. {@code handledInBatch} is the length of the batch's prefix whose events are all
+	 * handled, so the stored cursor never passes an event another lane has not finished.
+	 */
+	private CompletionStage<Void> handleInLanes(List<PersistentEvent<String>> events,
+			java.util.concurrent.ExecutorService lanePool) {
+		int count = this.settings.concurrency();
+		List<List<Integer>> byLane = new java.util.ArrayList<>(count);
+		for (int i = 0; i < count; i++) {
+			byLane.add(new java.util.ArrayList<>());
+		}
+		for (int i = 0; i < events.size(); i++) {
+			byLane.get(Math.floorMod(events.get(i).persistenceId().hashCode(), count)).add(i);
+		}
+		boolean[] done = new boolean[events.size()];
+		List<CompletableFuture<Void>> running = new java.util.ArrayList<>();
+		for (List<Integer> lane : byLane) {
+			if (!lane.isEmpty()) {
+				running.add(CompletableFuture.supplyAsync(() -> runLane(events, lane, 0, done, lanePool), lanePool)
+					.thenCompose((stage) -> stage));
+			}
+		}
+		return CompletableFuture.allOf(running.toArray(CompletableFuture[]::new));
+	}
+
+	private CompletionStage<Void> runLane(List<PersistentEvent<String>> events, List<Integer> lane, int position,
+			boolean[] done, java.util.concurrent.ExecutorService lanePool) {
+		int k = position;
+		while (k < lane.size() && this.state != ProjectionState.STOPPED && this.state != ProjectionState.FAILED) {
+			int index = lane.get(k);
+			CompletableFuture<Void> stage = handleOne(events.get(index)).toCompletableFuture();
+			if (stage.isDone() && !stage.isCompletedExceptionally()) {
+				markHandled(done, index);
+				k++;
+				continue;
+			}
+			int next = k + 1;
+			return stage.thenComposeAsync((ignored) -> {
+				markHandled(done, index);
+				return runLane(events, lane, next, done, lanePool);
+			}, lanePool);
+		}
+		return CompletableFuture.completedFuture(null);
+	}
+
+	private void markHandled(boolean[] done, int index) {
+		synchronized (done) {
+			done[index] = true;
+			int prefix = this.handledInBatch;
+			while (prefix < done.length && done[prefix]) {
+				prefix++;
+			}
+			this.handledInBatch = prefix;
 		}
 	}
 
@@ -406,7 +532,7 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 	}
 
 	private void succeeded(PersistentEvent<String> event, long started) {
-		this.handled++;
+		this.handled.incrementAndGet();
 		this.metrics.handled(Duration.ofNanos(System.nanoTime() - started));
 		this.lastEventTimestamp = event.timestamp();
 		endFailureSeries(event, "handled");
@@ -489,7 +615,7 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 	}
 
 	private CompletionStage<Void> deadLetter(PersistentEvent<String> event, String error) {
-		this.skipped++;
+		this.skipped.incrementAndGet();
 		this.metrics.skipped();
 		DeadLetter letter = new DeadLetter(this.id, event, error, this.clock.instant());
 		try {

@@ -23,6 +23,14 @@ public interface ProjectionSource {
 	TagOffset offsetAfter(int handledInBatch);
 
 	/**
+	 * @param offset a cursor
+	 * @param limit rows to examine at most
+	 * @return how many events after the cursor are waiting (see
+	 * {@link io.cassandrajournal.projection.ProjectionStatus#lagEvents()})
+	 */
+	CompletionStage<Long> eventsAfter(TagOffset offset, int limit);
+
+	/**
 	 * @param result an append of this process
 	 * @return whether it may concern this source (to wake the projection)
 	 */

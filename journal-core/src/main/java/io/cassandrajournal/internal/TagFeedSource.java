@@ -43,6 +43,11 @@ public final class TagFeedSource implements ProjectionSource {
 	}
 
 	@Override
+	public CompletionStage<Long> eventsAfter(TagOffset offset, int limit) {
+		return this.feed.countAfter(offset, limit);
+	}
+
+	@Override
 	public boolean concerns(AppendResult result) {
 		// The append's tags are the union of its events' tags: wake on any positive tag (a cheap superset).
 		return result.tags().stream()

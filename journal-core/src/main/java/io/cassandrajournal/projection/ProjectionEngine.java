@@ -159,8 +159,10 @@ public final class ProjectionEngine implements AutoCloseable {
 		this.fanOuts.add(this.executor.scheduleWithFixedDelay(() -> {
 			try {
 				for (String id : ids.poll().toCompletableFuture().join()) {
-					register(Projection.byPersistenceId(namePrefix + "-" + id, id, payloadType, handlerFor.apply(id),
-							settings)).start();
+					String name = namePrefix + "-" + id;
+					if (projection(name).isEmpty()) {
+						register(Projection.byPersistenceId(name, id, payloadType, handlerFor.apply(id), settings)).start();
+					}
 				}
 			}
 			catch (RuntimeException ex) {

@@ -20,10 +20,14 @@ import io.cassandrajournal.query.FeedSettings;
  * @param parkAfterDeadLetter whether later events of a persistenceId that has a dead letter in this
  * projection are parked as dead letters too, keeping per-entity order until redelivery (default false)
  * @param onFailure called for every failed attempt; its own exceptions are logged and swallowed
+ * @param concurrency how many events of one batch may be handled at the same time (default 1: strictly
+ * one after the other). Above 1, events are spread over that many lanes by persistenceId: events of one
+ * entity always run in one lane, in order, never in parallel; events of different entities may run in
+ * any order relative to each other. The cursor still only moves past events that were all handled
  */
 public record ProjectionSettings(RecoveryStrategy recoveryStrategy, int maxRetries, Duration retryBackoff,
 		Duration maxRetryBackoff, Duration pollInterval, FeedSettings feed, boolean parkAfterDeadLetter,
-		Consumer<ProjectionFailure> onFailure) {
+		Consumer<ProjectionFailure> onFailure, int concurrency) {
 
 	public ProjectionSettings {
 		Objects.requireNonNull(recoveryStrategy, "recoveryStrategy");
@@ -32,6 +36,9 @@ public record ProjectionSettings(RecoveryStrategy recoveryStrategy, int maxRetri
 		Objects.requireNonNull(pollInterval, "pollInterval");
 		Objects.requireNonNull(feed, "feed");
 		Objects.requireNonNull(onFailure, "onFailure");
+		if (concurrency < 1 || concurrency > 256) {
+			throw new IllegalArgumentException("concurrency must be between 1 and 256, was " + concurrency);
+		}
 		if (maxRetries < 0) {
 			throw new IllegalArgumentException("maxRetries must be 0 or more, was " + maxRetries);
 		}
@@ -48,42 +55,51 @@ public record ProjectionSettings(RecoveryStrategy recoveryStrategy, int maxRetri
 	public static ProjectionSettings defaults() {
 		return new ProjectionSettings(RecoveryStrategy.RETRY_AND_FAIL, 3, Duration.ofSeconds(1), Duration.ofSeconds(60),
 				Duration.ofSeconds(1), FeedSettings.DEFAULTS.withPageSize(100), false, (failure) -> {
-				});
+				}, 1);
 	}
 
 	public ProjectionSettings withRecoveryStrategy(RecoveryStrategy strategy) {
 		return new ProjectionSettings(strategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
-				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure);
+				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency);
 	}
 
 	public ProjectionSettings withMaxRetries(int retries) {
 		return new ProjectionSettings(this.recoveryStrategy, retries, this.retryBackoff, this.maxRetryBackoff,
-				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure);
+				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency);
 	}
 
 	public ProjectionSettings withRetryBackoff(Duration first, Duration max) {
 		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, first, max, this.pollInterval, this.feed,
-				this.parkAfterDeadLetter, this.onFailure);
+				this.parkAfterDeadLetter, this.onFailure, this.concurrency);
 	}
 
 	public ProjectionSettings withPollInterval(Duration interval) {
 		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
-				interval, this.feed, this.parkAfterDeadLetter, this.onFailure);
+				interval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency);
 	}
 
 	public ProjectionSettings withFeed(FeedSettings settings) {
 		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
-				this.pollInterval, settings, this.parkAfterDeadLetter, this.onFailure);
+				this.pollInterval, settings, this.parkAfterDeadLetter, this.onFailure, this.concurrency);
 	}
 
 	public ProjectionSettings withParkAfterDeadLetter(boolean park) {
 		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
-				this.pollInterval, this.feed, park, this.onFailure);
+				this.pollInterval, this.feed, park, this.onFailure, this.concurrency);
 	}
 
 	public ProjectionSettings withOnFailure(Consumer<ProjectionFailure> hook) {
 		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
-				this.pollInterval, this.feed, this.parkAfterDeadLetter, hook);
+				this.pollInterval, this.feed, this.parkAfterDeadLetter, hook, this.concurrency);
+	}
+
+	/**
+	 * @param lanes events handled at the same time, keyed by persistenceId (1 = sequential)
+	 * @return new settings
+	 */
+	public ProjectionSettings withConcurrency(int lanes) {
+		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
+				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, lanes);
 	}
 
 	/**

@@ -18,8 +18,17 @@ import io.cassandrajournal.query.TagOffset;
  * @param lastEventTimestamp time stamp of the last handled event, if any
  * @param lag how old the last handled event was when the last non-empty batch was handled (events are
  * flowing); zero once a poll finds nothing new
+ * @param lagEvents events after the cursor not yet handled: exact for a by-persistenceId projection
+ * (the entity's head minus the cursor); for a by-tag projection the matching events among the next
+ * {@value #LAG_COUNT_LIMIT} index rows (so a lower bound when far behind). Zero once a poll found nothing
+ * new; refreshed at most every {@code 2 s} while behind
  * @param lastError the last failure's description, if any
  */
 public record ProjectionStatus(ProjectionId id, ProjectionState state, TagOffset offset, long eventsHandled,
-		long eventsSkipped, @Nullable Instant lastEventTimestamp, Duration lag, @Nullable String lastError) {
+		long eventsSkipped, @Nullable Instant lastEventTimestamp, Duration lag, long lagEvents,
+		@Nullable String lastError) {
+
+	/** Rows a by-tag projection examines at most to count its lag in events. */
+	public static final int LAG_COUNT_LIMIT = 1000;
+
 }

@@ -135,6 +135,17 @@ public final class LiveTagFeed {
 		this.delivered.headMap(this.sweep, true).clear();
 	}
 
+	/**
+	 * Counts events after an offset without moving the feed (safe beside a poll in flight).
+	 * @param offset the offset
+	 * @param limit rows to examine at most
+	 * @return matching events among at most {@code limit} rows after the offset, up to now
+	 */
+	public CompletionStage<Long> countAfter(TagOffset offset, int limit) {
+		return this.reader.read(this.filter, offset, this.clock.millis(), limit)
+			.thenApply((page) -> (long) page.events().size());
+	}
+
 	/** @return how many delivered events are remembered for de-duplication */
 	public synchronized int rememberedEvents() {
 		return this.delivered.size();

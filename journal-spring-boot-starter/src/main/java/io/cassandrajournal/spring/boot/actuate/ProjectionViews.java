@@ -32,6 +32,7 @@ public final class ProjectionViews {
 		view.put("eventsSkipped", status.eventsSkipped());
 		view.put("lastEventTimestamp", (status.lastEventTimestamp() != null) ? status.lastEventTimestamp().toString() : null);
 		view.put("lagMillis", status.lag().toMillis());
+		view.put("lagEvents", status.lagEvents());
 		view.put("lastError", status.lastError());
 		return view;
 	}

@@ -402,6 +402,12 @@ public class JournalCassandraProperties {
 		private int threads = 2;
 
 		/**
+		 * Events of one projection handled at the same time, spread over lanes by persistenceId (one entity's
+		 * events never run in parallel). 1 handles them one after the other.
+		 */
+		private int concurrency = 1;
+
+		/**
 		 * Whether skipped events are kept in a Cassandra dead-letter table.
 		 */
 		private boolean deadLetterQueue = true;
@@ -494,6 +500,14 @@ public class JournalCassandraProperties {
 
 		public void setParkAfterDeadLetter(boolean parkAfterDeadLetter) {
 			this.parkAfterDeadLetter = parkAfterDeadLetter;
+		}
+
+		public int getConcurrency() {
+			return this.concurrency;
+		}
+
+		public void setConcurrency(int concurrency) {
+			this.concurrency = concurrency;
 		}
 
 		public int getThreads() {

@@ -67,6 +67,7 @@ public final class JournalProjectionsAutoConfiguration {
 			.withRetryBackoff(p.getRetryBackoff(), p.getMaxRetryBackoff())
 			.withPollInterval(p.getPollInterval())
 			.withParkAfterDeadLetter(p.isParkAfterDeadLetter())
+			.withConcurrency(p.getConcurrency())
 			.withFeed(new FeedSettings(p.getConsistencyWindow(), p.getBacktrackWindow(), p.getPageSize()));
 	}
 

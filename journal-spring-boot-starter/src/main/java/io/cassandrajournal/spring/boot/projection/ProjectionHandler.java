@@ -61,6 +61,12 @@ public @interface ProjectionHandler {
 	/** @return how long an idle projection waits between reads, such as {@code 500ms}; empty for the default */
 	String pollInterval() default "";
 
+	/**
+	 * @return how many events may be handled at the same time, keyed by persistenceId (events of one entity
+	 * never run in parallel and keep their order); 0 for the default ({@code 1}: one after the other)
+	 */
+	int concurrency() default 0;
+
 	/** @return whether the projection starts with the application */
 	boolean autoStartup() default true;
 

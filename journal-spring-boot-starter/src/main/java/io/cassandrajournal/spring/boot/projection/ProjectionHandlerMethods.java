@@ -157,6 +157,7 @@ final class ProjectionHandlerMethods {
 			choose(name, chosen, chosenBy, each, "retryBackoff", a.retryBackoff());
 			choose(name, chosen, chosenBy, each, "maxRetryBackoff", a.maxRetryBackoff());
 			choose(name, chosen, chosenBy, each, "pollInterval", a.pollInterval());
+			choose(name, chosen, chosenBy, each, "concurrency", (a.concurrency() != 0) ? String.valueOf(a.concurrency()) : "");
 		}
 		ProjectionSettings settings = defaults;
 		String attribute = "";
@@ -176,6 +177,10 @@ final class ProjectionHandlerMethods {
 			settings = settings.withRetryBackoff(backoff, maxBackoff);
 			attribute = "pollInterval";
 			settings = settings.withPollInterval(duration(chosen.getOrDefault(attribute, ""), settings.pollInterval()));
+			attribute = "concurrency";
+			if (chosen.containsKey(attribute)) {
+				settings = settings.withConcurrency(Integer.parseInt(chosen.get(attribute)));
+			}
 		}
 		catch (IllegalArgumentException ex) {
 			Found where = chosenBy.getOrDefault(attribute, found.get(0));

@@ -30,7 +30,7 @@ class ProjectionHandlerMethodsTest {
 	static class Good {
 
 		@ProjectionHandler(name = "balances", tag = "account", recovery = "retry-and-skip", maxRetries = 5,
-				retryBackoff = "2s", pollInterval = "250ms")
+				retryBackoff = "2s", pollInterval = "250ms", concurrency = 4)
 		void on(TestEvents.Deposited event) {
 		}
 
@@ -57,6 +57,7 @@ class ProjectionHandlerMethodsTest {
 		assertThat(balances.settings().maxRetries()).isEqualTo(5);
 		assertThat(balances.settings().retryBackoff()).hasSeconds(2);
 		assertThat(balances.settings().pollInterval()).hasMillis(250);
+		assertThat(balances.settings().concurrency()).isEqualTo(4);
 		assertThat(MethodDispatchingHandler.readType(List.of(TestEvents.Deposited.class, TestEvents.Withdrawn.class)))
 			.as("read once as the sealed interface carrying @JsonTypeInfo")
 			.isEqualTo(TestEvents.class);
@@ -64,6 +65,7 @@ class ProjectionHandlerMethodsTest {
 		ProjectionDeclaration audit = declarations.stream().filter((d) -> d.name().equals("audit")).findFirst().orElseThrow();
 		assertThat(audit.persistenceId()).isEqualTo("account-1");
 		assertThat(audit.autoStartup()).isFalse();
+		assertThat(audit.settings().concurrency()).as("the default").isEqualTo(1);
 	}
 
 	static class TwoParameters {
@@ -164,6 +166,18 @@ class ProjectionHandlerMethodsTest {
 			.withMessageContaining("tag filter 'orders'");
 		assertThatExceptionOfType(ProjectionDeclarationException.class).isThrownBy(() -> discover(SameTypeTwice.class))
 			.withMessageContaining("already has a handler for Deposited");
+		assertThatExceptionOfType(ProjectionDeclarationException.class).isThrownBy(() -> discover(BadConcurrency.class))
+			.withMessageContaining("BadConcurrency.on")
+			.withMessageContaining("concurrency = \"-2\" is invalid")
+			.withMessageContaining("between 1 and 256");
+	}
+
+	static class BadConcurrency {
+
+		@ProjectionHandler(name = "p", tag = "t", concurrency = -2)
+		void on(TestEvents.Deposited event) {
+		}
+
 	}
 
 }
