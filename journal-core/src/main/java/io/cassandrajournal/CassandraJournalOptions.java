@@ -78,6 +78,8 @@ public final class CassandraJournalOptions {
 
 	private final Duration requestTimeout;
 
+	private final Duration startupWait;
+
 	private final Clock clock;
 
 	private CassandraJournalOptions(Values v) {
@@ -103,6 +105,7 @@ public final class CassandraJournalOptions {
 		this.password = v.password;
 		this.sslContext = v.sslContext;
 		this.requestTimeout = v.requestTimeout;
+		this.startupWait = v.startupWait;
 		this.clock = v.clock;
 	}
 
@@ -356,6 +359,20 @@ public final class CassandraJournalOptions {
 	}
 
 	/**
+	 * @param startupWait how long {@link JournalSessions#open} keeps trying while no contact point answers
+	 * (default 30 s; zero fails at the first attempt), so that an application started a little before its
+	 * Cassandra does not fail. Authentication errors fail at once
+	 * @return new options
+	 */
+	public CassandraJournalOptions withStartupWait(Duration startupWait) {
+		Objects.requireNonNull(startupWait, "startupWait");
+		if (startupWait.isNegative()) {
+			throw new IllegalArgumentException("startupWait must not be negative, was " + startupWait);
+		}
+		return with((v) -> v.startupWait = startupWait);
+	}
+
+	/**
 	 * @param clock the clock that stamps events and state updates, default UTC system clock
 	 * @return new options
 	 */
@@ -475,6 +492,10 @@ public final class CassandraJournalOptions {
 		return this.requestTimeout;
 	}
 
+	public Duration startupWait() {
+		return this.startupWait;
+	}
+
 	public Clock clock() {
 		return this.clock;
 	}
@@ -534,6 +555,8 @@ public final class CassandraJournalOptions {
 
 		Duration requestTimeout = Duration.ofSeconds(10);
 
+		Duration startupWait = Duration.ofSeconds(30);
+
 		Clock clock = Clock.systemUTC();
 
 		Values() {
@@ -562,6 +585,7 @@ public final class CassandraJournalOptions {
 			this.password = o.password;
 			this.sslContext = o.sslContext;
 			this.requestTimeout = o.requestTimeout;
+			this.startupWait = o.startupWait;
 			this.clock = o.clock;
 		}
 

@@ -4,7 +4,12 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import com.datastax.oss.driver.api.core.AllNodesFailedException;
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.auth.AuthenticationException;
 import com.datastax.oss.driver.api.core.CqlSessionBuilder;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
@@ -16,15 +21,52 @@ import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
  */
 public final class JournalSessions {
 
+	private static final org.slf4j.Logger logger = org.slf4j.LoggerFactory.getLogger(JournalSessions.class);
+
 	private JournalSessions() {
 	}
 
 	/**
+	 * Opens a session, trying again with a growing pause (250 ms up to 5 s) while no contact point answers,
+	 * for up to {@link CassandraJournalOptions#startupWait()}; each failed attempt is logged as a warning.
 	 * @param options options with at least one contact point and the local data center
 	 * @return an open session; the caller closes it
 	 * @throws IllegalArgumentException if contact points or the local data center are missing
+	 * @throws AllNodesFailedException if no node answered within the wait, or a node refused the credentials
 	 */
 	public static CqlSession open(CassandraJournalOptions options) {
+		long deadline = System.nanoTime() + options.startupWait().toNanos();
+		Duration pause = Duration.ofMillis(250);
+		for (int attempt = 1;; attempt++) {
+			try {
+				return build(options);
+			}
+			catch (AllNodesFailedException ex) {
+				long left = deadline - System.nanoTime();
+				if (left <= 0 || refusedCredentials(ex)) {
+					throw ex;
+				}
+				logger.warn("Cassandra at {} does not answer yet (attempt {}, waiting up to {} ms more, "
+						+ "journal.cassandra.startup-wait): {}", options.contactPoints(), attempt,
+						TimeUnit.NANOSECONDS.toMillis(left), ex.getMessage());
+				try {
+					Thread.sleep(Math.min(pause.toMillis(), TimeUnit.NANOSECONDS.toMillis(left) + 1));
+				}
+				catch (InterruptedException interrupted) {
+					Thread.currentThread().interrupt();
+					throw ex;
+				}
+				pause = (pause.compareTo(Duration.ofSeconds(5)) < 0) ? pause.multipliedBy(2) : pause;
+			}
+		}
+	}
+
+	private static boolean refusedCredentials(AllNodesFailedException ex) {
+		return ex.getAllErrors().values().stream().flatMap(List::stream)
+			.anyMatch((error) -> error instanceof AuthenticationException);
+	}
+
+	private static CqlSession build(CassandraJournalOptions options) {
 		if (options.contactPoints().isEmpty()) {
 			throw new IllegalArgumentException("contactPoints is empty: set at least one host:port "
 					+ "(property journal.cassandra.contact-points)");

@@ -34,21 +34,35 @@ public final class JournalScanReader implements TagEventReader {
 
 	private final CqlSession session;
 
-	private final PreparedStatement scan;
+	private final JournalStatements.Statements statements;
+
+	private final String cql;
+
+	/** Prepared on first use: a read journal over another journal implementation may never scan. */
+	private volatile @org.jspecify.annotations.Nullable CompletionStage<PreparedStatement> scan;
 
 	public JournalScanReader(CqlSession session, CassandraJournalOptions options) {
 		this.session = session;
-		this.scan = new JournalStatements.Statements(session, options).read("SELECT persistence_id, sequence_nr, "
-				+ "timestamp, payload, tags FROM " + options.requireKeyspace() + "." + options.eventsTable()
-				+ " WHERE timestamp >= ? AND timestamp <= ? ALLOW FILTERING");
+		this.statements = new JournalStatements.Statements(session, options);
+		this.cql = "SELECT persistence_id, sequence_nr, timestamp, payload, tags FROM " + options.requireKeyspace() + "."
+				+ options.eventsTable() + " WHERE timestamp >= ? AND timestamp <= ? ALLOW FILTERING";
+	}
+
+	private CompletionStage<PreparedStatement> scan() {
+		CompletionStage<PreparedStatement> prepared = this.scan;
+		if (prepared == null || prepared.toCompletableFuture().isCompletedExceptionally()) {
+			prepared = this.statements.readAsync(this.cql);
+			this.scan = prepared;
+		}
+		return prepared;
 	}
 
 	@Override
 	public CompletionStage<EventsPage<String>> read(TagFilter filter, TagOffset after, long upperTimestamp, int limit) {
 		PriorityQueue<TaggedEvent<String>> smallest = new PriorityQueue<>(limit + 1, NEWEST_FIRST);
 		boolean[] overflow = new boolean[1];
-		return AsyncPaging
-			.forEachRow(this.session.executeAsync(this.scan.bind(after.timestamp(), upperTimestamp)), (row) -> {
+		return scan().thenCompose((statement) -> AsyncPaging
+			.forEachRow(this.session.executeAsync(statement.bind(after.timestamp(), upperTimestamp)), (row) -> {
 				TagOffset offset = new TagOffset(row.getLong("timestamp"), row.getString("persistence_id"),
 						row.getLong("sequence_nr"));
 				if (offset.compareTo(after) <= 0) {
@@ -72,7 +86,7 @@ public final class JournalScanReader implements TagEventReader {
 				events.sort(Comparator.comparing(TaggedEvent::offset));
 				TagOffset resume = events.isEmpty() ? after : events.get(events.size() - 1).offset();
 				return new EventsPage<>(events, resume, !overflow[0]);
-			});
+			}));
 	}
 
 	private static TaggedEvent<String> event(TagOffset offset, Set<String> tags, Row row) {

@@ -96,6 +96,11 @@ public final class JournalStatements {
 			return this.session.prepare(base(cql).setIdempotent(true));
 		}
 
+		/** @return an idempotent read, prepared without blocking (safe on a driver thread) */
+		public java.util.concurrent.CompletionStage<PreparedStatement> readAsync(String cql) {
+			return this.session.prepareAsync(base(cql).setIdempotent(true));
+		}
+
 		/** @return a read at the serial consistency (completes any in-flight Paxos round first) */
 		public PreparedStatement serialRead(String cql) {
 			return this.session.prepare(base(cql).setIdempotent(true)

@@ -138,6 +138,7 @@ public final class CassandraJournalAutoConfiguration {
 			}
 			h.set(h.get()
 				.withRequestTimeout(p.getRequestTimeout())
+				.withStartupWait(p.getStartupWait())
 				.withEventsTable(p.getEventsTable())
 				.withMetadataTable(p.getMetadataTable())
 				.withAllIdsTable(p.getAllIdsTable())

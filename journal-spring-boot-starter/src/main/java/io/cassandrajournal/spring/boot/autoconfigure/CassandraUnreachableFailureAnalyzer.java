@@ -15,7 +15,8 @@ final class CassandraUnreachableFailureAnalyzer extends AbstractFailureAnalyzer<
 		return new FailureAnalysis("The journal could not reach Cassandra: " + cause.getMessage(),
 				"Check that Cassandra runs and answers CQL on the contact points (journal.cassandra.contact-points, or "
 						+ "spring.cassandra.contact-points when those are empty) and that local-datacenter names the data "
-						+ "center of those nodes. For development, journal.cassandra.embedded.enabled=true starts a node.",
+						+ "center of those nodes. The journal's own session tried for journal.cassandra.startup-wait (default 30s); "
+						+ "raise it if Cassandra starts after the application. For development, journal.cassandra.embedded.enabled=true starts a node.",
 				cause);
 	}
 

@@ -57,6 +57,12 @@ public class JournalCassandraProperties {
 	private Duration requestTimeout = Duration.ofSeconds(10);
 
 	/**
+	 * How long start-up keeps trying to reach the contact points before it fails (the journal's own
+	 * session only; 0 fails at the first attempt). Lets an application start a little before its Cassandra.
+	 */
+	private Duration startupWait = Duration.ofSeconds(30);
+
+	/**
 	 * Name of the events table.
 	 */
 	private String eventsTable = "events";
@@ -201,6 +207,14 @@ public class JournalCassandraProperties {
 
 	public void setSsl(boolean ssl) {
 		this.ssl = ssl;
+	}
+
+	public Duration getStartupWait() {
+		return this.startupWait;
+	}
+
+	public void setStartupWait(Duration startupWait) {
+		this.startupWait = startupWait;
 	}
 
 	public Duration getRequestTimeout() {

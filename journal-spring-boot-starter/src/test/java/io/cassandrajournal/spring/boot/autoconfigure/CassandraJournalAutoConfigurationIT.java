@@ -85,7 +85,8 @@ class CassandraJournalAutoConfigurationIT {
 				"journal.cassandra.durable-state-table=my_state", "journal.cassandra.partition-size=1000",
 				"journal.cassandra.consistency=6", "journal.cassandra.serial-consistency=9",
 				"journal.cassandra.lightweight-transactions=true", "journal.cassandra.persistence-id-buckets=4",
-				"journal.cassandra.page-size=250", "journal.cassandra.request-timeout=7s",
+				"journal.cassandra.page-size=250", "journal.cassandra.request-timeout=7s", "journal.cassandra.startup-wait=45s",
+				"journal.cassandra.projections.concurrency=3",
 				"journal.cassandra.projections.poll-interval=250ms", "journal.cassandra.projections.max-retries=7",
 				"journal.cassandra.projections.recovery-strategy=retry-and-skip",
 				"journal.cassandra.projections.backtrack-window=3s")
@@ -108,11 +109,13 @@ class CassandraJournalAutoConfigurationIT {
 				assertThat(options.persistenceIdBuckets()).isEqualTo(4);
 				assertThat(options.pageSize()).isEqualTo(250);
 				assertThat(options.requestTimeout()).isEqualTo(Duration.ofSeconds(7));
+				assertThat(options.startupWait()).isEqualTo(Duration.ofSeconds(45));
 				assertThat(context.getBean(JournalSession.class).isOwned()).as("own session with contact points").isTrue();
 				io.cassandrajournal.projection.ProjectionSettings defaults = context
 					.getBean(io.cassandrajournal.projection.ProjectionSettings.class);
 				assertThat(defaults.pollInterval()).isEqualTo(Duration.ofMillis(250));
 				assertThat(defaults.maxRetries()).isEqualTo(7);
+				assertThat(defaults.concurrency()).isEqualTo(3);
 				assertThat(defaults.recoveryStrategy())
 					.isEqualTo(io.cassandrajournal.projection.RecoveryStrategy.RETRY_AND_SKIP);
 				assertThat(defaults.feed().backtrackWindow()).isEqualTo(Duration.ofSeconds(3));

@@ -32,7 +32,8 @@ class ConfigurationMetadataTest {
 					"journal.cassandra.consistency", "journal.cassandra.lightweight-transactions",
 					"journal.cassandra.serial-consistency", "journal.cassandra.local-datacenter",
 					"journal.cassandra.username", "journal.cassandra.password", "journal.cassandra.ssl",
-					"journal.cassandra.request-timeout", "journal.cassandra.projections.poll-interval",
+					"journal.cassandra.request-timeout", "journal.cassandra.startup-wait",
+					"journal.cassandra.projections.concurrency", "journal.cassandra.projections.poll-interval",
 					"journal.cassandra.projections.recovery-strategy", "journal.cassandra.projections.max-retries",
 					"journal.cassandra.projections.retry-backoff", "journal.cassandra.projections.consistency-window",
 					"journal.cassandra.projections.backtrack-window", "journal.cassandra.embedded.enabled");
