@@ -91,6 +91,7 @@ public final class BenchmarkMain {
 			ReadWorkloads reads = new ReadWorkloads(bench);
 			results.add(log(reads.replay()));
 			results.add(log(reads.tagWalk()));
+			results.add(log(reads.tagWalkBucketed()));
 			ProjectionWorkloads projections = new ProjectionWorkloads(bench, reads);
 			results.add(log(projections.throughput()));
 			List<Histogram> e2e = new ArrayList<>();

@@ -111,6 +111,86 @@ final class ReadWorkloads {
 						+ "; ours pages by offset range and deserializes each payload");
 	}
 
+	/**
+	 * The same walk over a minute-bucketed index: events spread over one bucket per append (a clock that
+	 * moves a minute per reading), ours walking the bucket list against raw paged SELECTs of each bucket
+	 * the bucket table lists.
+	 */
+	Result tagWalkBucketed() {
+		int events = this.bench.sizes().tagEvents();
+		String tag = "bucketed-" + System.nanoTime();
+		java.util.concurrent.atomic.AtomicLong minutes = new java.util.concurrent.atomic.AtomicLong();
+		long base = System.currentTimeMillis() - java.time.Duration.ofDays(30).toMillis();
+		java.time.Clock stepping = new java.time.Clock() {
+			@Override
+			public long millis() {
+				return base + minutes.getAndIncrement() * 60_000L;
+			}
+
+			@Override
+			public java.time.Instant instant() {
+				return java.time.Instant.ofEpochMilli(millis());
+			}
+
+			@Override
+			public java.time.ZoneId getZone() {
+				return java.time.ZoneOffset.UTC;
+			}
+
+			@Override
+			public java.time.Clock withZone(java.time.ZoneId zone) {
+				return this;
+			}
+		};
+		CassandraJournalOptions bucketed = this.options.withTagBucketing(io.cassandrajournal.TagBucketing.MINUTE)
+			.withClock(stepping);
+		CassandraJournal writer = CassandraJournal.create(this.bench.session(), bucketed, this.bench.serializer());
+		CassandraReadJournal reader = CassandraReadJournal.create(writer, this.bench.session(), bucketed,
+				this.bench.serializer());
+		int pids = 20;
+		for (int p = 0; p < pids; p++) {
+			long head = 0;
+			while (head < events / pids) {
+				int n = (int) Math.min(500, events / pids - head);
+				List<EventToAppend> batch = new ArrayList<>(n);
+				for (int i = 0; i < n; i++) {
+					batch.add(EventToAppend.of(new AppendWorkloads.Deposited(25), tag));
+				}
+				head = Bench.join(writer.append(tag + "-" + p, head, batch)).lastSequenceNr();
+			}
+		}
+		String ks = this.options.requireKeyspace();
+		PreparedStatement listBuckets = this.bench.session().prepare(SimpleStatement.newInstance("SELECT bucket FROM "
+				+ ks + "." + bucketed.tagBucketsTable() + " WHERE tag = ?").setConsistencyLevel(this.options.consistency()));
+		PreparedStatement select = this.bench.session().prepare(SimpleStatement.newInstance("SELECT timestamp, "
+				+ "persistence_id, sequence_nr, payload, tags FROM " + ks + "." + bucketed.tagIndexDataTable()
+				+ " WHERE tag = ? AND bucket = ?").setPageSize(this.options.pageSize())
+			.setConsistencyLevel(this.options.consistency()));
+		List<Double> ours = new ArrayList<>();
+		List<Double> raws = new ArrayList<>();
+		long buckets = 0;
+		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
+			AtomicLong count = new AtomicLong();
+			long started = System.nanoTime();
+			Bench.join(reader.forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START,
+					AppendWorkloads.Deposited.class, (e) -> count.incrementAndGet()));
+			ours.add(check(count.get(), events) / ((System.nanoTime() - started) / 1e9));
+
+			AtomicLong rawCount = new AtomicLong();
+			started = System.nanoTime();
+			List<Long> listed = new ArrayList<>();
+			this.bench.session().execute(listBuckets.bind(tag)).forEach((row) -> listed.add(row.getLong(0)));
+			for (long bucket : listed) {
+				Bench.join(forEach(this.bench.session().executeAsync(select.bind(tag, bucket)), rawCount));
+			}
+			raws.add(check(rawCount.get(), events) / ((System.nanoTime() - started) / 1e9));
+			buckets = listed.size();
+		}
+		return new Result("tag-walk-bucketed", "events/s", Stats.median(ours), Stats.median(raws), null, null, null,
+				null, events + " events of one tag over " + buckets + " minute buckets, page size "
+						+ this.options.pageSize() + "; raw lists the buckets and pages through each");
+	}
+
 	private static long check(long count, long expected) {
 		if (count != expected) {
 			throw new IllegalStateException("read " + count + " events, expected " + expected);

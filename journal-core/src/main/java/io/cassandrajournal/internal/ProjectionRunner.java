@@ -400,7 +400,8 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 			return;
 		}
 		long now = System.nanoTime();
-		if (source == null || this.lagCounting || now - this.lagCountedAt < TimeUnit.SECONDS.toNanos(2)) {
+		if (source == null || this.lagCounting
+				|| (this.lagCountedAt != 0 && now - this.lagCountedAt < TimeUnit.SECONDS.toNanos(2))) {
 			return;
 		}
 		this.lagCounting = true;

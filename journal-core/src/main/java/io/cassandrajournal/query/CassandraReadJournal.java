@@ -37,6 +37,8 @@ import io.cassandrajournal.serialization.EventSerializer;
  */
 public final class CassandraReadJournal {
 
+	private static final org.slf4j.Logger logger = org.slf4j.LoggerFactory.getLogger(CassandraReadJournal.class);
+
 	private final Journal journal;
 
 	private final CassandraJournalOptions options;
@@ -159,6 +161,12 @@ public final class CassandraReadJournal {
 	 * @return the feed
 	 */
 	public LiveTagFeed liveEventsByTag(TagFilter filter, TagOffset start, FeedSettings settings) {
+		if (scansJournal(filter)) {
+			logger.warn("The live feed of tag filter '{}' scans the whole {} table on every poll ({}); for a busy "
+					+ "journal give the filter an 'any' or 'all' tag and turn the tag index on", filter.canonical(),
+					this.options.eventsTable(), (this.tagReader == null) ? "the tag index is off"
+							: "the filter names no tag every match carries");
+		}
 		return new LiveTagFeed(checkTagQuery(filter), filter, start, settings, this.clock);
 	}
 
