@@ -27,11 +27,24 @@ import io.cassandrajournal.serialization.JacksonEventSerializer;
  */
 public final class BenchmarkMain {
 
+	/** Workload groups to run ({@code appends}, {@code reads}, {@code projection}, {@code scaling}); all if null. */
+	private static java.util.@org.jspecify.annotations.Nullable Set<String> only;
+
 	private BenchmarkMain() {
 	}
 
-	public static void main(String[] args) throws Exception {
+	private static boolean selected(String group) {
+		return only == null || only.contains(group);
+	}
+
+	public static void main(String[] arguments) throws Exception {
+		// Maven passes -Dbenchmark.args="--full --only reads" as one argument: split it.
+		String[] args = java.util.Arrays.stream(arguments)
+			.flatMap((arg) -> java.util.Arrays.stream(arg.trim().split("\\s+")))
+			.filter((arg) -> !arg.isEmpty())
+			.toArray(String[]::new);
 		boolean smoke = false;
+		only = null;
 		String contactPoints = null;
 		String datacenter = "datacenter1";
 		Path output = Path.of("benchmarks", "results");
@@ -42,8 +55,10 @@ public final class BenchmarkMain {
 				case "--contact-points" -> contactPoints = args[++i];
 				case "--datacenter" -> datacenter = args[++i];
 				case "--output" -> output = Path.of(args[++i]);
+				case "--only" -> only = java.util.Set.of(args[++i].split(","));
 				default -> throw new IllegalArgumentException("Unknown argument " + args[i]
-						+ "; use --full, --smoke, --contact-points host:port, --datacenter dc, --output dir");
+						+ "; use --full, --smoke, --contact-points host:port, --datacenter dc, --output dir, "
+						+ "--only appends,reads,projection,scaling");
 			}
 		}
 		run(smoke ? Bench.Sizes.smoke() : Bench.Sizes.full(), contactPoints, datacenter, output);
@@ -84,20 +99,28 @@ public final class BenchmarkMain {
 			appends.ours(CassandraJournalAccess.lwt(appends), Math.max(200, sizes.appends() / 10), sizes.persistenceIds(), 1, 64);
 			appends.raw(true, Math.max(200, sizes.appends() / 10), sizes.persistenceIds(), 1, 64);
 
-			results.add(log(appends.throughput("append-lwt-1", true, 1, sizes.appends())));
-			results.add(log(appends.throughput("append-lwt-10", true, 10, sizes.appends() / 4)));
-			results.add(log(appends.throughput("append-nolwt-1", false, 1, sizes.appends())));
-			results.add(log(appends.latency()));
+			if (selected("appends")) {
+				results.add(log(appends.throughput("append-lwt-1", true, 1, sizes.appends())));
+				results.add(log(appends.throughput("append-lwt-10", true, 10, sizes.appends() / 4)));
+				results.add(log(appends.throughput("append-nolwt-1", false, 1, sizes.appends())));
+				results.add(log(appends.latency()));
+			}
 			ReadWorkloads reads = new ReadWorkloads(bench);
-			results.add(log(reads.replay()));
-			results.add(log(reads.tagWalk()));
-			results.add(log(reads.tagWalkBucketed()));
+			if (selected("reads")) {
+				results.add(log(reads.replay()));
+				results.add(log(reads.tagWalk()));
+				results.add(log(reads.tagWalkBucketed()));
+			}
 			ProjectionWorkloads projections = new ProjectionWorkloads(bench, reads);
-			results.add(log(projections.throughput()));
 			List<Histogram> e2e = new ArrayList<>();
-			projections.endToEnd(e2e).forEach((r) -> results.add(log(r)));
+			if (selected("projection")) {
+				results.add(log(projections.throughput()));
+				projections.endToEnd(e2e).forEach((r) -> results.add(log(r)));
+			}
 			List<double[]> curve = new ArrayList<>();
-			appends.scaling(curve).forEach((r) -> results.add(log(r)));
+			if (selected("scaling")) {
+				appends.scaling(curve).forEach((r) -> results.add(log(r)));
+			}
 
 			Map<String, Object> environment = new LinkedHashMap<>();
 			environment.put("date", Instant.now().toString());
@@ -114,6 +137,13 @@ public final class BenchmarkMain {
 			System.out.println();
 			System.out.println(Report.table(results));
 			System.out.println("environment: " + environment);
+			if (only != null) {
+				// A partial run: its figures go to a file of their own, the charts stay those of the last full run.
+				environment.put("only", String.join(",", only));
+				Report.writeJson(output.resolve("partial.json"), results, environment);
+				System.out.println("wrote " + output.resolve("partial.json").toAbsolutePath());
+				return results;
+			}
 			Report.writeJson(output.resolve("latest.json"), results, environment);
 			Report.writeScalingSvg(output.resolve("scaling.svg"), curve);
 			List<Histogram> latencies = new ArrayList<>(appends.latencyHistograms);

@@ -122,4 +122,115 @@ class EntityRepositoryTest {
 				})));
 	}
 
+	/** A journal that counts the calls it receives, by method name. */
+	private static io.cassandrajournal.journal.Journal counting(io.cassandrajournal.journal.Journal delegate,
+			java.util.Map<String, Integer> calls) {
+		return (io.cassandrajournal.journal.Journal) java.lang.reflect.Proxy.newProxyInstance(
+				EntityRepositoryTest.class.getClassLoader(), new Class<?>[] { io.cassandrajournal.journal.Journal.class },
+				(proxy, method, args) -> {
+					calls.merge(method.getName(), 1, Integer::sum);
+					try {
+						return method.invoke(delegate, args);
+					}
+					catch (java.lang.reflect.InvocationTargetException ex) {
+						throw ex.getCause();
+					}
+				});
+	}
+
+	@Test
+	void theCacheSkipsTheLoadOfAnEntityThisRepositoryJustWrote() {
+		java.util.Map<String, Integer> calls = new java.util.concurrent.ConcurrentHashMap<>();
+		EntityRepository<Balance, AccountEvent> cached = EntityRepository
+			.create(counting(this.journal, calls), this.snapshots, new Account(), 3)
+			.withCache(100);
+		result(cached.execute("cached-1", (s) -> List.of(new Opened())));
+		calls.clear();
+		for (int i = 0; i < 10; i++) {
+			result(cached.execute("cached-1", (s) -> List.of(new Deposited(1))));
+		}
+		assertThat(calls).as("ten appends, no head reads or replays").containsOnlyKeys("append")
+			.containsEntry("append", 10);
+		assertThat(result(this.repository.load("cached-1")).state()).isEqualTo(new Balance(true, 10));
+	}
+
+	@Test
+	void aStaleCacheEntryIsCaughtByTheAppendAndReloaded() {
+		EntityRepository<Balance, AccountEvent> cached = this.repository.withCache(100);
+		result(cached.execute("cached-2", (s) -> List.of(new Opened(), new Deposited(5))));
+		// Another process appends behind this repository's back.
+		result(this.journal.append("cached-2", 2, List.of(EventToAppend.of(new Deposited(100)))));
+		CommandResult<Balance, AccountEvent> next = result(cached.execute("cached-2", (s) -> List.of(new Deposited(1))));
+		assertThat(next.attempts()).as("the stale state lost the append, the fresh one won").isEqualTo(2);
+		assertThat(next.state().state()).isEqualTo(new Balance(true, 106));
+		assertThat(next.state().sequenceNr()).isEqualTo(4);
+	}
+
+	@Test
+	void aRejectionOnCachedStateIsCheckedAgainstFreshState() {
+		EntityRepository<Balance, AccountEvent> cached = this.repository.withCache(100);
+		result(cached.execute("cached-3", (s) -> List.of(new Opened())));
+		result(this.journal.append("cached-3", 1, List.of(EventToAppend.of(new Deposited(50)))));
+		java.util.function.Function<EntityState<Balance>, List<AccountEvent>> withdraw20 = (s) -> {
+			if (s.state().amount() < 20) {
+				throw new IllegalStateException("insufficient funds: " + s.state().amount());
+			}
+			return List.of(new Withdrawn(20));
+		};
+		CommandResult<Balance, AccountEvent> done = result(cached.execute("cached-3", withdraw20));
+		assertThat(done.state().state().amount()).as("cached balance 0 would have rejected").isEqualTo(30);
+		result(cached.execute("cached-3", withdraw20));
+		assertThatIllegalStateException().isThrownBy(() -> result(cached.execute("cached-3", withdraw20)))
+			.withMessage("insufficient funds: 10");
+		assertThat(result(this.journal.highestSequenceNr("cached-3"))).isEqualTo(4);
+	}
+
+	@Test
+	void theCacheKeepsOnlyTheMostRecentlyUsedEntities() {
+		java.util.Map<String, Integer> calls = new java.util.concurrent.ConcurrentHashMap<>();
+		EntityRepository<Balance, AccountEvent> cached = EntityRepository
+			.create(counting(this.journal, calls), null, new NoSnapshots(), 3)
+			.withCache(2);
+		for (String id : List.of("lru-a", "lru-b", "lru-c")) {
+			result(cached.execute(id, (s) -> List.of(new Opened())));
+		}
+		calls.clear();
+		result(cached.execute("lru-c", (s) -> List.of(new Deposited(1))));
+		result(cached.execute("lru-b", (s) -> List.of(new Deposited(1))));
+		assertThat(calls).containsOnlyKeys("append");
+		result(cached.execute("lru-a", (s) -> List.of(new Deposited(1))));
+		assertThat(calls).as("lru-a was evicted: loaded again").containsKey("highestSequenceNr");
+	}
+
+	static final class NoSnapshots implements EventSourcedEntity<Balance, AccountEvent> {
+
+		private final Account account = new Account();
+
+		@Override
+		public Balance emptyState() {
+			return this.account.emptyState();
+		}
+
+		@Override
+		public Balance applyEvent(Balance state, AccountEvent event) {
+			return this.account.applyEvent(state, event);
+		}
+
+		@Override
+		public Set<String> tagsFor(AccountEvent event) {
+			return Set.of();
+		}
+
+		@Override
+		public Class<AccountEvent> eventType() {
+			return AccountEvent.class;
+		}
+
+		@Override
+		public Class<Balance> stateType() {
+			return Balance.class;
+		}
+
+	}
+
 }

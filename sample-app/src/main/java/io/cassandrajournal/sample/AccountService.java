@@ -20,7 +20,9 @@ public class AccountService {
 	private final EntityRepository<Account.State, AccountEvent> accounts;
 
 	public AccountService(Journal journal, SnapshotStore snapshots) {
-		this.accounts = EntityRepository.create(journal, snapshots, new Account(), 5);
+		// Hot accounts skip the load: the append's LWT catches a stale cached state, and a rejection on cached
+		// state is checked again against fresh state.
+		this.accounts = EntityRepository.create(journal, snapshots, new Account(), 5).withCache(10_000);
 	}
 
 	public EntityState<Account.State> open(String id) {
