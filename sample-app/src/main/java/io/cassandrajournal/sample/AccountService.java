@@ -5,10 +5,9 @@ import java.util.List;
 import org.springframework.stereotype.Service;
 
 import io.cassandrajournal.entity.CommandResult;
+import io.cassandrajournal.entity.EntityRepositories;
 import io.cassandrajournal.entity.EntityRepository;
 import io.cassandrajournal.entity.EntityState;
-import io.cassandrajournal.journal.Journal;
-import io.cassandrajournal.snapshot.SnapshotStore;
 
 /**
  * Runs account commands through the event-sourced entity repository: the business rules are checked
@@ -19,10 +18,11 @@ public class AccountService {
 
 	private final EntityRepository<Account.State, AccountEvent> accounts;
 
-	public AccountService(Journal journal, SnapshotStore snapshots) {
-		// Hot accounts skip the load: the append's LWT catches a stale cached state, and a rejection on cached
-		// state is checked again against fresh state.
-		this.accounts = EntityRepository.create(journal, snapshots, new Account(), 5).withCache(10_000);
+	public AccountService(EntityRepositories repositories) {
+		// journal.cassandra.entities.* in application.yml: 5 retries, 10,000 cached accounts. Hot accounts skip
+		// the load: the append's LWT catches a stale cached state, and a rejection on cached state is checked
+		// again against fresh state.
+		this.accounts = repositories.create(new Account());
 	}
 
 	public EntityState<Account.State> open(String id) {

@@ -17,6 +17,7 @@ import org.springframework.core.env.Environment;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.JournalSessions;
+import io.cassandrajournal.entity.EntityRepositories;
 import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.JournalMetrics;
@@ -103,6 +104,19 @@ public final class CassandraJournalAutoConfiguration {
 	CassandraDurableStateStore cassandraDurableStateStore(JournalSession session, CassandraJournalOptions options,
 			EventSerializer serializer) {
 		return CassandraDurableStateStore.create(session.session(), options, serializer);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	EntityRepositories entityRepositories(Journal journal, ObjectProvider<SnapshotStore> snapshots,
+			JournalCassandraProperties properties) {
+		JournalCassandraProperties.Entities entities = properties.getEntities();
+		if (entities.getMaxRetries() < 0 || entities.getCacheSize() < 0) {
+			throw new IllegalArgumentException("journal.cassandra.entities.max-retries and cache-size must be 0 or more, "
+					+ "were " + entities.getMaxRetries() + " and " + entities.getCacheSize());
+		}
+		return new EntityRepositories(journal, snapshots.getIfAvailable(), entities.getMaxRetries(),
+				entities.getCacheSize());
 	}
 
 	/**

@@ -153,6 +153,11 @@ public class JournalCassandraProperties {
 	 */
 	private final Projections projections = new Projections();
 
+	/**
+	 * Defaults of the EntityRepositories bean.
+	 */
+	private final Entities entities = new Entities();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -351,6 +356,44 @@ public class JournalCassandraProperties {
 
 	public Projections getProjections() {
 		return this.projections;
+	}
+
+	public Entities getEntities() {
+		return this.entities;
+	}
+
+	/**
+	 * Defaults of the repositories the EntityRepositories bean creates.
+	 */
+	public static class Entities {
+
+		/**
+		 * How many times a command runs again after losing a concurrent append.
+		 */
+		private int maxRetries = 3;
+
+		/**
+		 * Entity states kept in memory per repository (least recently used go first); 0 loads every entity
+		 * on every command. A stale state is caught by the append's lightweight transaction.
+		 */
+		private int cacheSize = 1000;
+
+		public int getMaxRetries() {
+			return this.maxRetries;
+		}
+
+		public void setMaxRetries(int maxRetries) {
+			this.maxRetries = maxRetries;
+		}
+
+		public int getCacheSize() {
+			return this.cacheSize;
+		}
+
+		public void setCacheSize(int cacheSize) {
+			this.cacheSize = cacheSize;
+		}
+
 	}
 
 	/**

@@ -60,7 +60,12 @@ class CassandraJournalAutoConfigurationIT {
 				.hasSingleBean(DurableStateStore.class)
 				.hasSingleBean(CassandraReadJournal.class)
 				.hasSingleBean(ProjectionEngine.class)
+				.hasSingleBean(io.cassandrajournal.entity.EntityRepositories.class)
 				.hasSingleBean(CqlSession.class);
+			io.cassandrajournal.entity.EntityRepositories repositories = context
+				.getBean(io.cassandrajournal.entity.EntityRepositories.class);
+			assertThat(repositories.maxRetries()).isEqualTo(3);
+			assertThat(repositories.cacheSize()).isEqualTo(1000);
 			assertThat(context.getBean(JournalSession.class).isOwned()).isFalse();
 			CassandraJournalOptions options = context.getBean(CassandraJournalOptions.class);
 			assertThat(options.eventsTable()).isEqualTo("events");
@@ -87,6 +92,7 @@ class CassandraJournalAutoConfigurationIT {
 				"journal.cassandra.lightweight-transactions=true", "journal.cassandra.persistence-id-buckets=4",
 				"journal.cassandra.page-size=250", "journal.cassandra.request-timeout=7s", "journal.cassandra.startup-wait=45s",
 				"journal.cassandra.projections.concurrency=3",
+				"journal.cassandra.entities.max-retries=5", "journal.cassandra.entities.cache-size=50",
 				"journal.cassandra.projections.poll-interval=250ms", "journal.cassandra.projections.max-retries=7",
 				"journal.cassandra.projections.recovery-strategy=retry-and-skip",
 				"journal.cassandra.projections.backtrack-window=3s")
@@ -116,6 +122,10 @@ class CassandraJournalAutoConfigurationIT {
 				assertThat(defaults.pollInterval()).isEqualTo(Duration.ofMillis(250));
 				assertThat(defaults.maxRetries()).isEqualTo(7);
 				assertThat(defaults.concurrency()).isEqualTo(3);
+				io.cassandrajournal.entity.EntityRepositories repositories = context
+					.getBean(io.cassandrajournal.entity.EntityRepositories.class);
+				assertThat(repositories.maxRetries()).isEqualTo(5);
+				assertThat(repositories.cacheSize()).isEqualTo(50);
 				assertThat(defaults.recoveryStrategy())
 					.isEqualTo(io.cassandrajournal.projection.RecoveryStrategy.RETRY_AND_SKIP);
 				assertThat(defaults.feed().backtrackWindow()).isEqualTo(Duration.ofSeconds(3));
@@ -138,6 +148,15 @@ class CassandraJournalAutoConfigurationIT {
 			assertThat(context).hasNotFailed();
 			assertThat(context).hasSingleBean(Journal.class).doesNotHaveBean(CassandraJournal.class);
 			assertThat(context.getBean(Journal.class)).isInstanceOf(InMemoryJournal.class);
+			assertThat(context.getBean(io.cassandrajournal.entity.EntityRepositories.class).create(
+					new io.cassandrajournal.spring.boot.projection.TestEntity())).as("repositories over the user's journal")
+				.isNotNull();
+		});
+		io.cassandrajournal.entity.EntityRepositories mine = new io.cassandrajournal.entity.EntityRepositories(
+				new InMemoryJournal(), null, 0, 0);
+		this.runner.withBean(io.cassandrajournal.entity.EntityRepositories.class, () -> mine).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean(io.cassandrajournal.entity.EntityRepositories.class)).isSameAs(mine);
 		});
 	}
 
@@ -168,6 +187,11 @@ class CassandraJournalAutoConfigurationIT {
 		this.runner.withPropertyValues("journal.cassandra.consistency=11").run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("Unknown consistency level code 11");
+		});
+		this.runner.withPropertyValues("journal.cassandra.entities.cache-size=-1").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("journal.cassandra.entities.max-retries and cache-size must be 0 or more");
 		});
 		this.runner.withPropertyValues("journal.cassandra.keyspace=missing_keyspace").run((context) -> {
 			assertThat(context).hasFailed();
