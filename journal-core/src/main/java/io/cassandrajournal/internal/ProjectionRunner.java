@@ -555,6 +555,8 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 
 	private CompletionStage<Void> failed(PersistentEvent<String> event, int attempt, Throwable error) {
 		FailureAction action = decide(attempt);
+		// With lanes, another lane may have taken up an event since: skipCurrent must name the failing one.
+		this.current = event;
 		this.metrics.failure();
 		this.lastError = event.persistenceId() + "#" + event.sequenceNr() + ": " + error;
 		ProjectionFailure failure = new ProjectionFailure(this.id, event, error, attempt, action);
