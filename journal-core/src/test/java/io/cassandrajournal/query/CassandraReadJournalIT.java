@@ -232,6 +232,51 @@ class CassandraReadJournalIT {
 		assertThat(missed).as("late events the head read passed").isNotEmpty();
 	}
 
+	@Test
+	void aBucketedIndexLosesNothingWhileTheFeedCrossesBuckets() throws Exception {
+		// Minute buckets and a clock 60 times faster than real time: the writers cross into a new bucket every
+		// real second, and the slow writers' 1.5 s delay is 90 s of stamped time, inside the 10 min backtrack.
+		long base = System.currentTimeMillis();
+		java.time.Clock fast = new java.time.Clock() {
+			@Override
+			public long millis() {
+				return base + (System.currentTimeMillis() - base) * 60;
+			}
+
+			@Override
+			public java.time.Instant instant() {
+				return java.time.Instant.ofEpochMilli(millis());
+			}
+
+			@Override
+			public java.time.ZoneId getZone() {
+				return java.time.ZoneOffset.UTC;
+			}
+
+			@Override
+			public java.time.Clock withZone(java.time.ZoneId zone) {
+				return this;
+			}
+		};
+		CassandraJournalOptions bucketed = this.options.withTagBucketing(io.cassandrajournal.TagBucketing.MINUTE)
+			.withClock(fast);
+		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(), bucketed, new JacksonEventSerializer());
+		CassandraReadJournal query = CassandraReadJournal.create(journal, this.keyspace.session(), bucketed,
+				new JacksonEventSerializer());
+		FeedSettings sweep = FeedSettings.DEFAULTS.withConsistencyWindow(Duration.ZERO)
+			.withBacktrackWindow(Duration.ofMinutes(10))
+			.withPageSize(200);
+		FeedRun run = runWritersAgainstFeed(query, bucketed, sweep, Duration.ofSeconds(10), Duration.ofSeconds(13));
+		assertThat(run.delivered).as("nothing delivered twice").doesNotHaveDuplicates();
+		assertThat(new HashSet<>(run.delivered)).as("every appended event delivered").isEqualTo(run.appended);
+		long buckets = this.keyspace.session()
+			.execute("SELECT bucket FROM " + bucketed.tagBucketsTable() + " WHERE tag = ?",
+					run.appended.iterator().next().replaceAll("-w[0-9]+#[0-9]+$", ""))
+			.all()
+			.size();
+		assertThat(buckets).as("minute buckets the run crossed").isGreaterThanOrEqualTo(5);
+	}
+
 	record FeedRun(Set<String> appended, List<String> delivered) {
 	}
 
@@ -250,8 +295,14 @@ class CassandraReadJournalIT {
 	 * stamping (more than the feed's poll interval). A live feed follows from the start of the tag.
 	 */
 	private FeedRun runWritersAgainstFeed(FeedSettings settings, Duration duration) throws Exception {
+		return runWritersAgainstFeed(this.query, this.options, settings, duration,
+				settings.backtrackWindow().plus(settings.consistencyWindow()).plusSeconds(3));
+	}
+
+	private FeedRun runWritersAgainstFeed(CassandraReadJournal query, CassandraJournalOptions options,
+			FeedSettings settings, Duration duration, Duration drain) throws Exception {
 		String tag = "feed-" + System.nanoTime();
-		LiveTagFeed feed = this.query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, settings);
+		LiveTagFeed feed = query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, settings);
 		Set<String> appended = ConcurrentHashMap.newKeySet();
 		List<String> delivered = new ArrayList<>();
 		AtomicBoolean writing = new AtomicBoolean(true);
@@ -261,7 +312,7 @@ class CassandraReadJournalIT {
 			boolean slow = w < 3;
 			String pid = tag + "-w" + w;
 			writers.add(pool.submit(() -> {
-				FeedRunWriter writer = new FeedRunWriter(this.keyspace.session(), this.options, slow);
+				FeedRunWriter writer = new FeedRunWriter(this.keyspace.session(), options, slow);
 				long seq = 0;
 				while (writing.get()) {
 					seq = result(writer.journal.append(pid, seq, List.of(EventToAppend.of(new Deposited(1), tag))))
@@ -282,8 +333,7 @@ class CassandraReadJournalIT {
 		pool.shutdown();
 		// Drain: until the sweep has had time to pass the last late events and the head has read everything.
 		// The reader is throughput-bound (a page per poll): on a slow machine the head may still be behind.
-		long drainUntil = System.nanoTime() + settings.backtrackWindow().plus(settings.consistencyWindow())
-			.plusSeconds(3).toNanos();
+		long drainUntil = System.nanoTime() + drain.toNanos();
 		long hardStop = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
 		while (System.nanoTime() < hardStop) {
 			int size = pollOnce(feed, settings, delivered);
