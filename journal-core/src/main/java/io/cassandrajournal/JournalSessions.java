@@ -1,10 +1,9 @@
 package io.cassandrajournal;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import com.datastax.oss.driver.api.core.AllNodesFailedException;
@@ -13,6 +12,8 @@ import com.datastax.oss.driver.api.core.auth.AuthenticationException;
 import com.datastax.oss.driver.api.core.CqlSessionBuilder;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Opens a driver session from the connection part of {@link CassandraJournalOptions}: contact points,
@@ -21,7 +22,7 @@ import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
  */
 public final class JournalSessions {
 
-	private static final org.slf4j.Logger logger = org.slf4j.LoggerFactory.getLogger(JournalSessions.class);
+	private static final Logger logger = LoggerFactory.getLogger(JournalSessions.class);
 
 	private JournalSessions() {
 	}

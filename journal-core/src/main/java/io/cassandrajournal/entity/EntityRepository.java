@@ -1,6 +1,7 @@
 package io.cassandrajournal.entity;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -53,7 +54,7 @@ public final class EntityRepository<S, E> {
 	private final int cacheSize;
 
 	/** Access-ordered, bounded; guarded by itself. Empty when {@code cacheSize} is 0. */
-	private final java.util.LinkedHashMap<String, EntityState<S>> cache;
+	private final LinkedHashMap<String, EntityState<S>> cache;
 
 	private EntityRepository(Journal journal, @Nullable SnapshotStore snapshots, EventSourcedEntity<S, E> entity,
 			int maxRetries, int cacheSize) {
@@ -62,7 +63,7 @@ public final class EntityRepository<S, E> {
 		this.entity = entity;
 		this.maxRetries = maxRetries;
 		this.cacheSize = cacheSize;
-		this.cache = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+		this.cache = new LinkedHashMap<>(16, 0.75f, true) {
 
 			private static final long serialVersionUID = 1L;
 

@@ -3,15 +3,20 @@ package io.cassandrajournal.internal;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -79,9 +84,9 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 
 	private volatile TagOffset offset = TagOffset.START;
 
-	private final java.util.concurrent.atomic.AtomicLong handled = new java.util.concurrent.atomic.AtomicLong();
+	private final AtomicLong handled = new AtomicLong();
 
-	private final java.util.concurrent.atomic.AtomicLong skipped = new java.util.concurrent.atomic.AtomicLong();
+	private final AtomicLong skipped = new AtomicLong();
 
 	private volatile long lagEvents;
 
@@ -93,7 +98,7 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 	private boolean lagCounting;
 
 	/** Threads of the lanes when {@code concurrency > 1}: created on start, shut down on stop. */
-	private java.util.concurrent.@Nullable ExecutorService lanes;
+	private @Nullable ExecutorService lanes;
 
 	private volatile @Nullable Instant lastEventTimestamp;
 
@@ -152,8 +157,8 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 			this.state = ProjectionState.RUNNING;
 			this.idle = new CompletableFuture<>();
 			if (this.settings.concurrency() > 1 && this.lanes == null) {
-				java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
-				this.lanes = java.util.concurrent.Executors.newFixedThreadPool(this.settings.concurrency(), (task) -> {
+				AtomicInteger count = new AtomicInteger();
+				this.lanes = Executors.newFixedThreadPool(this.settings.concurrency(), (task) -> {
 					Thread thread = new Thread(task, "projection-" + this.id.name() + "-lane-" + count.incrementAndGet());
 					thread.setDaemon(true);
 					return thread;
@@ -197,7 +202,7 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 			if (!this.inTick) {
 				done.complete(null);
 			}
-			java.util.concurrent.ExecutorService lanePool = this.lanes;
+			ExecutorService lanePool = this.lanes;
 			if (lanePool != null) {
 				this.lanes = null;
 				done.whenComplete((ok, error) -> lanePool.shutdown());
@@ -320,7 +325,7 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 			this.handledInBatch = 0;
 			current = this.source;
 		}
-		java.util.concurrent.ExecutorService lanePool = this.lanes;
+		ExecutorService lanePool = this.lanes;
 		current.poll()
 			.thenComposeAsync((batch) -> ((lanePool != null && batch.events().size() > 1)
 					? handleInLanes(batch.events(), lanePool) : handleFrom(batch.events(), 0))
@@ -427,17 +432,17 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 	 * handled, so the stored cursor never passes an event another lane has not finished.
 	 */
 	private CompletionStage<Void> handleInLanes(List<PersistentEvent<String>> events,
-			java.util.concurrent.ExecutorService lanePool) {
+			ExecutorService lanePool) {
 		int count = this.settings.concurrency();
-		List<List<Integer>> byLane = new java.util.ArrayList<>(count);
+		List<List<Integer>> byLane = new ArrayList<>(count);
 		for (int i = 0; i < count; i++) {
-			byLane.add(new java.util.ArrayList<>());
+			byLane.add(new ArrayList<>());
 		}
 		for (int i = 0; i < events.size(); i++) {
 			byLane.get(Math.floorMod(events.get(i).persistenceId().hashCode(), count)).add(i);
 		}
 		boolean[] done = new boolean[events.size()];
-		List<CompletableFuture<Void>> running = new java.util.ArrayList<>();
+		List<CompletableFuture<Void>> running = new ArrayList<>();
 		for (List<Integer> lane : byLane) {
 			if (!lane.isEmpty()) {
 				running.add(CompletableFuture.supplyAsync(() -> runLane(events, lane, 0, done, lanePool), lanePool)
@@ -448,7 +453,7 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 	}
 
 	private CompletionStage<Void> runLane(List<PersistentEvent<String>> events, List<Integer> lane, int position,
-			boolean[] done, java.util.concurrent.ExecutorService lanePool) {
+			boolean[] done, ExecutorService lanePool) {
 		int k = position;
 		while (k < lane.size() && this.state != ProjectionState.STOPPED && this.state != ProjectionState.FAILED) {
 			int index = lane.get(k);

@@ -45,7 +45,8 @@ public class JournalHealthIndicator extends AbstractHealthIndicator {
 		builder.withDetail("keyspace", keyspace)
 			.withDetail("cassandraVersion", (local != null) ? local.getString(0) : "unknown")
 			.withDetail("lightweightTransactions", this.options.lightweightTransactions())
-			.withDetail("tagIndex", this.options.useTagIndex());
+			.withDetail("tagIndex", this.options.useTagIndex())
+			.withDetail("tagBucketing", this.options.tagBucketing().name());
 		if (missing.isEmpty()) {
 			builder.up();
 		}
