@@ -76,6 +76,10 @@ public final class LiveTagFeed {
 	public CompletionStage<List<TaggedEvent<String>>> poll() {
 		long now = this.clock.millis();
 		long backtrack = this.settings.backtrackWindow().toMillis();
+		TagOffset headBefore;
+		synchronized (this) {
+			headBefore = this.head;
+		}
 		return this.reader
 			.read(this.filter, this.head, now - this.settings.consistencyWindow().toMillis(), this.settings.pageSize())
 			.thenCompose((page) -> {
@@ -90,11 +94,13 @@ public final class LiveTagFeed {
 						this.delivered.clear();
 						return CompletableFuture.completedFuture(out);
 					}
-					// Events stamped before now - backtrack were visible when this read ran: the sweep may skip
-					// them, up to where the head is.
+					// Events stamped before now - backtrack were visible when this read ran, so what this read
+					// covered up to there needs no sweep. The sweep may skip ahead only if it had already reached
+					// where this read started: earlier head reads may have passed events that were not visible
+					// yet (they were read near real time), and those must be swept, not skipped.
 					TagOffset settled = new TagOffset(Math.max(0, now - backtrack), "", 0);
 					floor = (settled.compareTo(this.head) < 0) ? settled : this.head;
-					if (!page.caughtUp()) {
+					if (!page.caughtUp() && this.sweep.compareTo(headBefore) >= 0) {
 						if (floor.compareTo(this.sweep) > 0) {
 							this.sweep = floor;
 						}
