@@ -3,19 +3,37 @@ package io.cassandrajournal.testing;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import java.util.regex.Pattern;
 
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
 import com.datastax.oss.driver.api.core.DriverTimeoutException;
+import com.datastax.oss.driver.api.core.NoNodeAvailableException;
 import com.datastax.oss.driver.api.core.cql.BatchStatement;
+import com.datastax.oss.driver.api.core.cql.BatchableStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import com.datastax.oss.driver.api.core.cql.Statement;
+import com.datastax.oss.driver.api.core.metadata.Node;
+import com.datastax.oss.driver.api.core.servererrors.WriteTimeoutException;
+import com.datastax.oss.driver.api.core.servererrors.WriteType;
 
 /**
  * A real session with switchable failures: while armed, statements matching a predicate fail with a
  * driver timeout instead of reaching Cassandra. Everything else goes to the real node.
+ * <p>
+ * Counted faults ({@link #failBeforeSending}, {@link #applyThenTimeOut}, {@link #applyThenDriverTimeout})
+ * hit the next {@code times} statements a predicate matches, then disarm themselves; the predicates below
+ * ({@link #writesTo}, {@link #lightweightTransactions}, {@link #cqlContaining}) target one kind of write.
+ * A fault that applies the statement before failing shows the caller exactly what Cassandra shows it when
+ * the coordinator gave up waiting for replicas: the write may have happened.
  */
 public final class FaultInjectingSession {
 
@@ -56,6 +74,7 @@ public final class FaultInjectingSession {
 
 	public void heal() {
 		this.failing = (s) -> false;
+		this.faults.clear();
 	}
 
 	public int injected() {
@@ -63,6 +82,13 @@ public final class FaultInjectingSession {
 	}
 
 	private Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+		if (method.getName().equals("executeAsync") && args != null && args.length == 1
+				&& args[0] instanceof Statement<?> statement) {
+			CompletionStage<?> faulty = injectCounted(statement);
+			if (faulty != null) {
+				return faulty;
+			}
+		}
 		if (method.getName().equals("executeAsync") && args != null && args.length == 1
 				&& args[0] instanceof Statement<?> statement && this.failing.test(statement)) {
 			this.injected.incrementAndGet();
@@ -81,6 +107,154 @@ public final class FaultInjectingSession {
 		catch (InvocationTargetException ex) {
 			throw ex.getCause();
 		}
+	}
+
+
+	/** Counted faults, tried in the order they were armed. */
+	private final List<Fault> faults = new CopyOnWriteArrayList<>();
+
+	private enum Kind {
+
+		BEFORE_SENDING, APPLY_THEN_WRITE_TIMEOUT, APPLY_THEN_DRIVER_TIMEOUT, WRITE_TIMEOUT_NOT_APPLIED
+
+	}
+
+	private record Fault(Predicate<Statement<?>> which, AtomicInteger remaining, Kind kind) {
+	}
+
+	/**
+	 * Fails the next {@code times} matching statements without sending them, with the driver's
+	 * {@link NoNodeAvailableException}: a definite "not applied".
+	 * @param which the statements to fail
+	 * @param times how many of them ({@code Integer.MAX_VALUE}: until {@link #heal()})
+	 */
+	public void failBeforeSending(Predicate<Statement<?>> which, int times) {
+		this.faults.add(new Fault(which, new AtomicInteger(times), Kind.BEFORE_SENDING));
+	}
+
+	/**
+	 * Executes the next {@code times} matching statements on the real node and, once each has completed,
+	 * reports the server-side timeout Cassandra returns for that kind of write instead of its result: a
+	 * {@link WriteTimeoutException} with write type {@code CAS} for a lightweight transaction,
+	 * {@code UNLOGGED_BATCH} / {@code BATCH} for batches, {@code SIMPLE} otherwise. A conditional statement
+	 * that was not applied (its condition failed) is reported the same way: the caller cannot tell.
+	 * @param which the statements to apply and then fail
+	 * @param times how many of them ({@code Integer.MAX_VALUE}: until {@link #heal()})
+	 */
+	public void applyThenTimeOut(Predicate<Statement<?>> which, int times) {
+		this.faults.add(new Fault(which, new AtomicInteger(times), Kind.APPLY_THEN_WRITE_TIMEOUT));
+	}
+
+	/**
+	 * As {@link #applyThenTimeOut}, with the client-side {@link DriverTimeoutException} (the request was sent,
+	 * no answer came within the request timeout).
+	 * @param which the statements to apply and then fail
+	 * @param times how many of them
+	 */
+	public void applyThenDriverTimeout(Predicate<Statement<?>> which, int times) {
+		this.faults.add(new Fault(which, new AtomicInteger(times), Kind.APPLY_THEN_DRIVER_TIMEOUT));
+	}
+
+	/**
+	 * Reports the next {@code times} matching statements as timed out on the server (as
+	 * {@link #applyThenTimeOut}) without sending them: a Paxos round that never got its proposal accepted.
+	 * @param which the statements to fail
+	 * @param times how many of them
+	 */
+	public void timeOutWithoutApplying(Predicate<Statement<?>> which, int times) {
+		this.faults.add(new Fault(which, new AtomicInteger(times), Kind.WRITE_TIMEOUT_NOT_APPLIED));
+	}
+
+	/**
+	 * @param table a table name without keyspace, such as {@code events_by_tag}
+	 * @return matches inserts and updates into that table, alone or in a batch (not a longer name that
+	 * starts with it: {@code events} does not match {@code events_by_tag})
+	 */
+	public static Predicate<Statement<?>> writesTo(String table) {
+		Pattern pattern = Pattern.compile("(?i)(INSERT INTO|UPDATE) (\\w+\\.)?" + Pattern.quote(table) + "\\b");
+		return (s) -> pattern.matcher(cql(s)).find();
+	}
+
+	/** @return matches lightweight transactions (claims, releases, conditional saves) */
+	public static Predicate<Statement<?>> lightweightTransactions() {
+		return (s) -> isConditional(cql(s));
+	}
+
+	/**
+	 * @param fragment text the statement's CQL contains
+	 * @return matches statements (or batches holding one) whose CQL contains {@code fragment}
+	 */
+	public static Predicate<Statement<?>> cqlContaining(String fragment) {
+		return (s) -> cql(s).contains(fragment);
+	}
+
+	/**
+	 * @param statement a simple, bound or batch statement
+	 * @return its CQL text; a batch's statements joined by new lines
+	 */
+	public static String cql(Statement<?> statement) {
+		if (statement instanceof SimpleStatement simple) {
+			return simple.getQuery();
+		}
+		if (statement instanceof BoundStatement bound) {
+			return bound.getPreparedStatement().getQuery();
+		}
+		if (statement instanceof BatchStatement batch) {
+			StringBuilder text = new StringBuilder();
+			for (BatchableStatement<?> inner : batch) {
+				text.append(cql(inner)).append('\n');
+			}
+			return text.toString();
+		}
+		return "";
+	}
+
+	private static boolean isConditional(String cql) {
+		return cql.contains(" IF ");
+	}
+
+	private @org.jspecify.annotations.Nullable CompletionStage<?> injectCounted(Statement<?> statement) {
+		for (Fault fault : this.faults) {
+			if (fault.which().test(statement) && fault.remaining().getAndUpdate((n) -> Math.max(0, n - 1)) > 0) {
+				this.injected.incrementAndGet();
+				return switch (fault.kind()) {
+					case BEFORE_SENDING -> CompletableFuture.failedFuture(new NoNodeAvailableException());
+					case APPLY_THEN_WRITE_TIMEOUT -> applyThenFail(statement, writeTimeout(statement));
+					case APPLY_THEN_DRIVER_TIMEOUT -> applyThenFail(statement,
+							new DriverTimeoutException("injected: applied, then no answer within the request timeout"));
+					case WRITE_TIMEOUT_NOT_APPLIED -> CompletableFuture.failedFuture(writeTimeout(statement));
+				};
+			}
+		}
+		return null;
+	}
+
+	private CompletionStage<?> applyThenFail(Statement<?> statement, RuntimeException failure) {
+		return this.delegate.executeAsync(statement).handle((rs, error) -> {
+			throw (error != null) ? new java.util.concurrent.CompletionException(error)
+					: new java.util.concurrent.CompletionException(failure);
+		});
+	}
+
+	private WriteTimeoutException writeTimeout(Statement<?> statement) {
+		Node coordinator = this.delegate.getMetadata().getNodes().values().iterator().next();
+		String cql = cql(statement);
+		WriteType type;
+		ConsistencyLevel level = statement.getConsistencyLevel();
+		if (isConditional(cql)) {
+			type = WriteType.CAS;
+			level = (statement.getSerialConsistencyLevel() != null) ? statement.getSerialConsistencyLevel()
+					: DefaultConsistencyLevel.SERIAL;
+		}
+		else if (statement instanceof BatchStatement batch) {
+			type = (batch.getBatchType() == com.datastax.oss.driver.api.core.cql.DefaultBatchType.LOGGED) ? WriteType.BATCH
+					: WriteType.UNLOGGED_BATCH;
+		}
+		else {
+			type = WriteType.SIMPLE;
+		}
+		return new WriteTimeoutException(coordinator, (level != null) ? level : DefaultConsistencyLevel.LOCAL_QUORUM, 0,
+				1, type);
 	}
 
 }
