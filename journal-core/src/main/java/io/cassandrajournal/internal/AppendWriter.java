@@ -10,28 +10,34 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.DriverException;
 import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.BatchStatement;
 import com.datastax.oss.driver.api.core.cql.BatchStatementBuilder;
 import com.datastax.oss.driver.api.core.cql.BatchType;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
-import com.datastax.oss.driver.api.core.servererrors.WriteTimeoutException;
-import com.datastax.oss.driver.api.core.servererrors.WriteType;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.JournalUnavailableException;
 import io.cassandrajournal.journal.AppendResult;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.journal.JournalConcurrencyException;
+import io.cassandrajournal.journal.JournalWriteUncertainException;
 
 /**
  * The write path of {@link io.cassandrajournal.journal.CassandraJournal}: claim the sequence range with one
  * Paxos round on the metadata row, then write the events in one unlogged batch per events partition (and
- * the tag index rows in one batch per tag), then, on failure, release the claim conditionally so a retry
- * with the same expected sequence number succeeds.
+ * the tag index rows in one batch per tag), retrying a failed write a bounded number of times. If a write
+ * still fails, the claim is released (conditionally on the claimed value, so a retry with the same expected
+ * sequence number succeeds) only when no row of the range can exist; otherwise the range stays claimed and
+ * the append fails with {@link JournalWriteUncertainException}, so no sequence number is ever written twice.
  */
 public final class AppendWriter {
 
@@ -44,10 +50,10 @@ public final class AppendWriter {
 	private final JournalStatements statements;
 
 	/** Only with the tag index on: its tables may not exist otherwise. */
-	private final @org.jspecify.annotations.Nullable TagPartitions tagIndex;
+	private final @Nullable TagPartitions tagIndex;
 
 	/** Heads this process wrote without LWT: saves the head read when the expectation matches. */
-	private final java.util.Map<String, Long> knownHeads = new java.util.concurrent.ConcurrentHashMap<>();
+	private final Map<String, Long> knownHeads = new ConcurrentHashMap<>();
 
 	public AppendWriter(CqlSession session, CassandraJournalOptions options, JournalStatements statements) {
 		this.session = session;
@@ -66,21 +72,36 @@ public final class AppendWriter {
 			return appendWithoutClaim(persistenceId, expected, events, payloads, timestamp, result);
 		}
 		return claim(persistenceId, expected, last, timestamp)
-			.thenCompose((claimed) -> writeRows(persistenceId, expected, events, payloads, timestamp, null)
-				.handle((ok, error) -> (error == null) ? CompletableFuture.completedFuture(result)
-						: release(persistenceId, expected, last, error).<AppendResult>thenApply((ignored) -> {
-							throw new CompletionException(error);
-						}))
-				.thenCompose((stage) -> stage));
+			.thenCompose((claimed) -> rowWrites(persistenceId, expected, events, payloads, timestamp, null).run())
+			.thenCompose((outcome) -> {
+				Throwable failure = outcome.failure();
+				if (failure == null) {
+					return CompletableFuture.completedFuture(result);
+				}
+				if (outcome.rowsMayExist()) {
+					// Releasing would let the next append reuse these numbers next to rows that may exist.
+					return CompletableFuture.failedFuture(
+							new JournalWriteUncertainException(persistenceId, expected + 1, last, failure));
+				}
+				return release(persistenceId, expected, last, failure).<AppendResult>thenApply((ignored) -> {
+					throw new CompletionException(failure);
+				});
+			});
 	}
 
 	private CompletionStage<Void> claim(String persistenceId, long expected, long claimed, long timestamp) {
-		CompletionStage<AsyncResultSet> attempt = (expected == 0)
-				? this.session.executeAsync(this.statements.claimFirst.bind(persistenceId, claimed, timestamp))
-				: this.session.executeAsync(this.statements.claimNext.bind(claimed, timestamp, persistenceId, expected));
-		return attempt.handle((rs, error) -> {
+		BoundStatement statement = (expected == 0)
+				? this.statements.claimFirst.bind(persistenceId, claimed, timestamp)
+				: this.statements.claimNext.bind(claimed, timestamp, persistenceId, expected);
+		return claim(statement, expected == 0, persistenceId, expected, claimed, timestamp);
+	}
+
+	private CompletionStage<Void> claim(BoundStatement statement, boolean ifNotExists, String persistenceId,
+			long expected, long claimed, long timestamp) {
+		return this.session.executeAsync(statement).handle((rs, error) -> {
 			if (error != null) {
-				if (Errors.unwrap(error) instanceof WriteTimeoutException timeout && timeout.getWriteType() == WriteType.CAS) {
+				// A Paxos round that timed out (on the server or in the driver, after sending) may have applied.
+				if (Errors.unwrap(error) instanceof DriverException && !WriteOutcome.certainlyNotApplied(error)) {
 					return resolveUncertainClaim(persistenceId, expected, claimed, timestamp, error);
 				}
 				return CompletableFuture.<Void>failedFuture(error);
@@ -88,32 +109,59 @@ public final class AppendWriter {
 			if (rs.wasApplied()) {
 				return CompletableFuture.<Void>completedFuture(null);
 			}
-			Row current = rs.one();
-			long actual = (current != null && current.getColumnDefinitions().contains("max_sequence_nr"))
-					? current.getLong("max_sequence_nr") : 0L;
-			return CompletableFuture.<Void>failedFuture(new JournalConcurrencyException(persistenceId, expected, actual));
+			Long head = head(rs.one());
+			if (ifNotExists && (head == null || head == 0)) {
+				// The reference implementation releases a failed first claim by writing 0 rather than deleting
+				// the row: a row without a head is no row. One more Paxos round, only in this case.
+				return claim(this.statements.claimNext.bind(claimed, timestamp, persistenceId, head), false,
+						persistenceId, expected, claimed, timestamp);
+			}
+			return CompletableFuture.<Void>failedFuture(
+					new JournalConcurrencyException(persistenceId, expected, (head != null) ? head : 0L));
 		}).thenCompose((stage) -> stage);
 	}
 
 	/**
-	 * A Paxos round that timed out may or may not have been applied. A serial read completes any round in
-	 * flight and tells: if the head is our claim with our time stamp, the claim won and the append goes on.
+	 * A Paxos round that timed out (or whose connection failed after sending) may or may not have been
+	 * applied. A serial read completes any round in
+	 * flight: a head still at the expected number means the claim did not apply and never will. A head at our
+	 * claimed number with our time stamp does not prove the claim is ours: another writer with the same
+	 * expected number, event count and millisecond leaves the same row, and the reference schema holds
+	 * nothing else to tell the two apart. So the claim is never assumed: the append writes nothing and fails
+	 * as having lost (if the claim was ours, its numbers stay a gap, as after a crash).
 	 */
 	private CompletionStage<Void> resolveUncertainClaim(String persistenceId, long expected, long claimed,
 			long timestamp, Throwable timeout) {
 		return this.session.executeAsync(this.statements.selectHeadSerial.bind(persistenceId))
 			.handle((rs, error) -> {
-				Row row = (error == null) ? rs.one() : null;
-				if (row != null && row.getLong("max_sequence_nr") == claimed && row.getLong("updated_at") == timestamp) {
-					logger.debug("Claim of {} for '{}' timed out but was applied", claimed, persistenceId);
-					return (Void) null;
+				if (error != null) {
+					throw new CompletionException(timeout);
 				}
-				if (row != null && row.getLong("max_sequence_nr") != expected) {
-					throw new CompletionException(
-							new JournalConcurrencyException(persistenceId, expected, row.getLong("max_sequence_nr")));
+				Row row = rs.one();
+				Long found = head(row);
+				long head = (found != null) ? found : 0L;
+				if (head == expected) {
+					throw new CompletionException(new JournalUnavailableException("Append to '" + persistenceId
+							+ "' failed: its claim of " + (expected + 1) + ".." + claimed + " timed out and did not apply ("
+							+ Errors.unwrap(timeout).getMessage() + "); retrying with the same expected sequence "
+							+ "number is safe", Errors.unwrap(timeout)));
 				}
-				throw new CompletionException(timeout);
+				if (head == claimed && row != null && !row.isNull("updated_at") && row.getLong("updated_at") == timestamp) {
+					logger.warn("Claim of {}..{} on '{}' timed out; the head holds that claim with this append's time "
+							+ "stamp, which cannot tell it from a concurrent writer's: nothing written, reported as a "
+							+ "conflict (if the claim was this append's, the numbers stay a gap)", expected + 1, claimed,
+							persistenceId);
+				}
+				throw new CompletionException(new JournalConcurrencyException(persistenceId, expected, head));
 			});
+	}
+
+	/** @return the head a claim's result or a head read shows; null when the row or its head is missing */
+	private static @Nullable Long head(@Nullable Row row) {
+		if (row == null || !row.getColumnDefinitions().contains("max_sequence_nr") || row.isNull("max_sequence_nr")) {
+			return null;
+		}
+		return row.getLong("max_sequence_nr");
 	}
 
 	private CompletionStage<Void> release(String persistenceId, long expected, long claimed, Throwable cause) {
@@ -153,21 +201,30 @@ public final class AppendWriter {
 				return CompletableFuture.failedFuture(new JournalConcurrencyException(persistenceId, expected, current));
 			}
 			// The head rides in the first events batch: one request, as without a journal.
-			return writeRows(persistenceId, expected, events, payloads, timestamp,
-					this.statements.setHead.bind(result.lastSequenceNr(), timestamp, persistenceId)).thenApply((ignored) -> {
-				if (this.knownHeads.size() > 100_000) {
-					this.knownHeads.clear();
-				}
-				this.knownHeads.put(persistenceId, result.lastSequenceNr());
-				return result;
-			});
+			return rowWrites(persistenceId, expected, events, payloads, timestamp,
+					this.statements.setHead.bind(result.lastSequenceNr(), timestamp, persistenceId)).run()
+				.thenApply((outcome) -> {
+					Throwable failure = outcome.failure();
+					if (failure != null) {
+						this.knownHeads.remove(persistenceId);
+						throw new CompletionException(outcome.rowsMayExist()
+								? new JournalWriteUncertainException(persistenceId, expected + 1, result.lastSequenceNr(),
+										failure)
+								: failure);
+					}
+					if (this.knownHeads.size() > 100_000) {
+						this.knownHeads.clear();
+					}
+					this.knownHeads.put(persistenceId, result.lastSequenceNr());
+					return result;
+				});
 		});
 	}
 
-	private CompletionStage<Void> writeRows(String persistenceId, long expected, List<EventToAppend> events,
-			List<String> payloads, long timestamp, com.datastax.oss.driver.api.core.cql.@org.jspecify.annotations.Nullable BoundStatement head) {
+	private RowWrites rowWrites(String persistenceId, long expected, List<EventToAppend> events,
+			List<String> payloads, long timestamp, @Nullable BoundStatement head) {
 		Map<Long, BatchStatementBuilder> byPartition = new LinkedHashMap<>();
-		List<TagPartitions.TagRow> tagRows = new ArrayList<>();
+		Map<String, List<TagPartitions.TagRow>> byTag = new LinkedHashMap<>();
 		for (int i = 0; i < events.size(); i++) {
 			long sequenceNr = expected + 1 + i;
 			long partition = (sequenceNr - 1) / this.options.partitionSize();
@@ -177,35 +234,36 @@ public final class AppendWriter {
 						payloads.get(i), tags));
 			if (this.tagIndex != null) {
 				for (String tag : tags) {
-					tagRows.add(new TagPartitions.TagRow(tag, timestamp, persistenceId, sequenceNr, payloads.get(i), tags));
+					byTag.computeIfAbsent(tag, (t) -> new ArrayList<>())
+						.add(new TagPartitions.TagRow(tag, timestamp, persistenceId, sequenceNr, payloads.get(i), tags));
 				}
 			}
 		}
 		if (head != null) {
 			byPartition.values().iterator().next().addStatement(head);
 		}
-		List<CompletableFuture<?>> writes = new ArrayList<>();
-		for (BatchStatementBuilder batch : byPartition.values()) {
-			writes.add(execute(batch));
+		RowWrites writes = new RowWrites();
+		for (BatchStatementBuilder builder : byPartition.values()) {
+			BatchStatement batch = builder.setIdempotence(true)
+				.setConsistencyLevel(this.options.consistency())
+				.setTimeout(this.options.requestTimeout())
+				.build();
+			writes.add(true, () -> this.session.executeAsync(batch));
 		}
-		if (!tagRows.isEmpty()) {
-			writes.add(this.tagIndex.write(tagRows).toCompletableFuture());
+		TagPartitions tagIndex = this.tagIndex;
+		if (tagIndex != null) {
+			for (List<TagPartitions.TagRow> rows : byTag.values()) {
+				// One write per tag (one batch, as before): each has its own outcome.
+				writes.add(true, () -> tagIndex.write(rows));
+			}
 		}
 		if (expected == 0) {
-			writes.add(this.session
-				.executeAsync(this.statements.insertPersistenceId.bind(
-						PersistenceIdBuckets.bucketOf(persistenceId, this.options.persistenceIdBuckets()), persistenceId))
-				.toCompletableFuture());
+			// The id row is the same for every append to this persistenceId: left behind, it collides with nothing.
+			BoundStatement idRow = this.statements.insertPersistenceId.bind(
+					PersistenceIdBuckets.bucketOf(persistenceId, this.options.persistenceIdBuckets()), persistenceId);
+			writes.add(false, () -> this.session.executeAsync(idRow));
 		}
-		return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new));
-	}
-
-	private CompletableFuture<AsyncResultSet> execute(BatchStatementBuilder batch) {
-		BatchStatement statement = batch.setIdempotence(true)
-			.setConsistencyLevel(this.options.consistency())
-			.setTimeout(this.options.requestTimeout())
-			.build();
-		return this.session.executeAsync(statement).toCompletableFuture();
+		return writes;
 	}
 
 	private static Set<String> allTags(List<EventToAppend> events) {

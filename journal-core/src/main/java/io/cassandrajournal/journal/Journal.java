@@ -30,7 +30,8 @@ public interface Journal {
 	 * @param expectedSequenceNr the head the caller last saw (0 for a new entity)
 	 * @param events the events, at least one
 	 * @return the stored range; fails with {@link JournalConcurrencyException} if another writer moved the
-	 * head, {@link io.cassandrajournal.JournalUnavailableException} if Cassandra failed
+	 * head, {@link io.cassandrajournal.JournalUnavailableException} if Cassandra failed (nothing stored, unless
+	 * it is a {@link JournalWriteUncertainException}: the range stays claimed and its events may be stored)
 	 */
 	CompletionStage<AppendResult> append(String persistenceId, long expectedSequenceNr, List<EventToAppend> events);
 

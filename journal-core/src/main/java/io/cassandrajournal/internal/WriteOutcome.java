@@ -1,0 +1,52 @@
+package io.cassandrajournal.internal;
+
+import java.util.List;
+
+import com.datastax.oss.driver.api.core.AllNodesFailedException;
+import com.datastax.oss.driver.api.core.DriverException;
+import com.datastax.oss.driver.api.core.RequestThrottlingException;
+import com.datastax.oss.driver.api.core.connection.BusyConnectionException;
+import com.datastax.oss.driver.api.core.servererrors.BootstrappingException;
+import com.datastax.oss.driver.api.core.servererrors.OverloadedException;
+import com.datastax.oss.driver.api.core.servererrors.QueryValidationException;
+import com.datastax.oss.driver.api.core.servererrors.UnavailableException;
+
+/**
+ * Where the write path ({@link AppendWriter}) learns what a failed write means: whether it certainly did
+ * not apply (so its claim may be released) and whether sending it again is worth it.
+ */
+final class WriteOutcome {
+
+	private WriteOutcome() {
+	}
+
+	/**
+	 * A write certainly did not apply when no replica can have received it: no node was available or every
+	 * node tried refused it before executing (not enough replicas alive, overloaded, bootstrapping), the
+	 * driver throttled or found no free connection, or Cassandra rejected the statement as invalid. A
+	 * timeout (client- or server-side) or a connection lost while waiting is never certain.
+	 * @param error a write's failure, possibly wrapped in a completion exception
+	 * @return whether the write certainly did not apply
+	 */
+	static boolean certainlyNotApplied(Throwable error) {
+		Throwable cause = Errors.unwrap(error);
+		if (cause instanceof AllNodesFailedException all) {
+			// NoNodeAvailableException is one with no node tried.
+			return all.getAllErrors().values().stream().flatMap(List::stream).allMatch(WriteOutcome::certainlyNotApplied);
+		}
+		return cause instanceof UnavailableException || cause instanceof OverloadedException
+				|| cause instanceof BootstrappingException || cause instanceof RequestThrottlingException
+				|| cause instanceof BusyConnectionException || cause instanceof QueryValidationException;
+	}
+
+	/**
+	 * @param error a write's failure, possibly wrapped
+	 * @return whether sending the same idempotent write again may succeed: driver and server failures,
+	 * not a statement Cassandra rejected as invalid
+	 */
+	static boolean retryable(Throwable error) {
+		Throwable cause = Errors.unwrap(error);
+		return cause instanceof DriverException && !(cause instanceof QueryValidationException);
+	}
+
+}

@@ -1,0 +1,60 @@
+package io.cassandrajournal.journal;
+
+import io.cassandrajournal.JournalUnavailableException;
+
+/**
+ * An append whose outcome is open: its sequence range was claimed, then some of its writes failed even
+ * after retries, and at least one write may have been applied (a timeout after sending) or certainly was.
+ * The events may or may not be visible, now or later: <b>do not assume the append failed</b>; reload the
+ * entity (replay) to see what is there. With events in several partitions or under several tags, part of
+ * them may be stored (an event in {@code events} but not yet in the tag index, or the reverse).
+ * <p>
+ * The range stays claimed: it is never released, so no later append reuses its sequence numbers and each
+ * (persistenceId, sequenceNr) holds at most one event. A retry with the same expected sequence number
+ * therefore fails with {@link JournalConcurrencyException}. Sequence numbers of the range that hold no
+ * event are a gap, as after a crash between claim and events: replays step over it and
+ * {@link CassandraJournal#checkConsistency(String)} reports it.
+ */
+public class JournalWriteUncertainException extends JournalUnavailableException {
+
+	private static final long serialVersionUID = 1L;
+
+	private final String persistenceId;
+
+	private final long firstSequenceNr;
+
+	private final long lastSequenceNr;
+
+	/**
+	 * @param persistenceId the entity appended to
+	 * @param firstSequenceNr the first sequence number of the claimed range
+	 * @param lastSequenceNr the last one
+	 * @param cause the last failure of a write that did not succeed
+	 */
+	public JournalWriteUncertainException(String persistenceId, long firstSequenceNr, long lastSequenceNr,
+			Throwable cause) {
+		super("Append of sequence numbers " + firstSequenceNr + ".." + lastSequenceNr + " to '" + persistenceId
+				+ "' may or may not be visible: a write failed after retries (" + cause.getMessage()
+				+ ") and some writes may have been applied. The range stays claimed; do not assume the append "
+				+ "failed: replay to see its events. Numbers without an event are a gap, as after a crash.", cause);
+		this.persistenceId = persistenceId;
+		this.firstSequenceNr = firstSequenceNr;
+		this.lastSequenceNr = lastSequenceNr;
+	}
+
+	/** @return the entity appended to */
+	public String persistenceId() {
+		return this.persistenceId;
+	}
+
+	/** @return the first sequence number of the claimed range */
+	public long firstSequenceNr() {
+		return this.firstSequenceNr;
+	}
+
+	/** @return the last sequence number of the claimed range (the head the journal now holds or passed) */
+	public long lastSequenceNr() {
+		return this.lastSequenceNr;
+	}
+
+}
