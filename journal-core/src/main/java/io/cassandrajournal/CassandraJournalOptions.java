@@ -80,6 +80,8 @@ public final class CassandraJournalOptions {
 
 	private final Duration startupWait;
 
+	private final Duration inFlightWait;
+
 	private final Clock clock;
 
 	private CassandraJournalOptions(Values v) {
@@ -106,6 +108,7 @@ public final class CassandraJournalOptions {
 		this.sslContext = v.sslContext;
 		this.requestTimeout = v.requestTimeout;
 		this.startupWait = v.startupWait;
+		this.inFlightWait = v.inFlightWait;
 		this.clock = v.clock;
 	}
 
@@ -373,6 +376,22 @@ public final class CassandraJournalOptions {
 	}
 
 	/**
+	 * @param inFlightWait how long after its claim a sequence number without a visible event is still treated
+	 * as in flight (another writer's append between its claim and its batch) and waited for by entity loads
+	 * and entity projections, default 30 s; once its claim is older, a missing number is a crash gap: stepped
+	 * over and logged. Zero never waits (the behaviour of plain replays). Assumes writers' clocks agree to well
+	 * within this bound
+	 * @return new options
+	 */
+	public CassandraJournalOptions withInFlightWait(Duration inFlightWait) {
+		Objects.requireNonNull(inFlightWait, "inFlightWait");
+		if (inFlightWait.isNegative()) {
+			throw new IllegalArgumentException("inFlightWait must not be negative, was " + inFlightWait);
+		}
+		return with((v) -> v.inFlightWait = inFlightWait);
+	}
+
+	/**
 	 * @param clock the clock that stamps events and state updates, default UTC system clock
 	 * @return new options
 	 */
@@ -496,6 +515,10 @@ public final class CassandraJournalOptions {
 		return this.startupWait;
 	}
 
+	public Duration inFlightWait() {
+		return this.inFlightWait;
+	}
+
 	public Clock clock() {
 		return this.clock;
 	}
@@ -557,6 +580,8 @@ public final class CassandraJournalOptions {
 
 		Duration startupWait = Duration.ofSeconds(30);
 
+		Duration inFlightWait = Duration.ofSeconds(30);
+
 		Clock clock = Clock.systemUTC();
 
 		Values() {
@@ -586,6 +611,7 @@ public final class CassandraJournalOptions {
 			this.sslContext = o.sslContext;
 			this.requestTimeout = o.requestTimeout;
 			this.startupWait = o.startupWait;
+			this.inFlightWait = o.inFlightWait;
 			this.clock = o.clock;
 		}
 

@@ -8,13 +8,17 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.cassandrajournal.JournalSerializationException;
 import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.journal.Journal;
@@ -28,6 +32,17 @@ import io.cassandrajournal.snapshot.SnapshotStore;
  * the entity is reloaded and the command runs again, up to {@code maxRetries} more times.
  * <p>
  * A command rejects by throwing: the exception fails the returned stage unchanged and nothing is appended.
+ * <p>
+ * <b>Never on stale state.</b> A load folds the latest readable snapshot (one in another shape, such as the
+ * TypeScript implementation's, is stepped over) and then the events up to the head through
+ * {@link Journal#replayContiguous}: events another writer has claimed but not yet made visible are waited for
+ * (bounded by the journal's in-flight wait, default 30 s), and only numbers still missing after that are
+ * stepped over as a crash gap. The state is labelled with what it folded, so it is never cached, snapshotted or
+ * appended to as if it were newer.
+ * <p>
+ * <b>Threads.</b> Commands, {@link EventSourcedEntity#applyEvent} and {@link EventSourcedEntity#tagsFor} run on
+ * the repository's executor ({@link #withExecutor(Executor)}), never on a Cassandra driver I/O thread, so a
+ * command that blocks briefly does not stall the driver.
  * <p>
  * {@link #withCache(int)} keeps the state of recently used entities in memory, so a command on a hot entity
  * skips the load (snapshot read, head read, replay) and goes straight to its append. The cache is never
@@ -43,6 +58,9 @@ public final class EntityRepository<S, E> {
 
 	private static final Logger logger = LoggerFactory.getLogger(EntityRepository.class);
 
+	/** Events read and folded per step of a load: bounds the memory of a long replay. */
+	private static final int LOAD_CHUNK = 1000;
+
 	private final Journal journal;
 
 	private final @Nullable SnapshotStore snapshots;
@@ -53,12 +71,15 @@ public final class EntityRepository<S, E> {
 
 	private final int cacheSize;
 
+	private final Executor executor;
+
 	/** Access-ordered, bounded; guarded by itself. Empty when {@code cacheSize} is 0. */
 	private final LinkedHashMap<String, EntityState<S>> cache;
 
 	private EntityRepository(Journal journal, @Nullable SnapshotStore snapshots, EventSourcedEntity<S, E> entity,
-			int maxRetries, int cacheSize) {
+			int maxRetries, int cacheSize, Executor executor) {
 		this.journal = journal;
+		this.executor = executor;
 		this.snapshots = snapshots;
 		this.entity = entity;
 		this.maxRetries = maxRetries;
@@ -85,7 +106,21 @@ public final class EntityRepository<S, E> {
 		if (maxEntities < 0) {
 			throw new IllegalArgumentException("maxEntities must be 0 or more, was " + maxEntities);
 		}
-		return new EntityRepository<>(this.journal, this.snapshots, this.entity, this.maxRetries, maxEntities);
+		return new EntityRepository<>(this.journal, this.snapshots, this.entity, this.maxRetries, maxEntities,
+				this.executor);
+	}
+
+	/**
+	 * @param executor where commands, {@link EventSourcedEntity#applyEvent} and {@link EventSourcedEntity#tagsFor}
+	 * run (never on the Cassandra driver's I/O threads). The default is a shared pool of daemon threads named
+	 * {@code journal-entity-N} (twice the processors, at least 4): supply your own when commands block for
+	 * long (remote calls), so they cannot starve other repositories
+	 * @return a repository over the same journal and entity running user code there
+	 */
+	public EntityRepository<S, E> withExecutor(Executor executor) {
+		Objects.requireNonNull(executor, "executor");
+		return new EntityRepository<>(this.journal, this.snapshots, this.entity, this.maxRetries, this.cacheSize,
+				executor);
 	}
 
 	private @Nullable EntityState<S> cached(String persistenceId) {
@@ -138,7 +173,7 @@ public final class EntityRepository<S, E> {
 			throw new IllegalArgumentException("entity " + entity.getClass().getName()
 					+ " takes snapshots (snapshotEvery > 0) but no SnapshotStore was given");
 		}
-		return new EntityRepository<>(journal, snapshots, entity, maxRetries, 0);
+		return new EntityRepository<>(journal, snapshots, entity, maxRetries, 0, DefaultExecutor.INSTANCE);
 	}
 
 	/**
@@ -152,24 +187,55 @@ public final class EntityRepository<S, E> {
 		});
 	}
 
+	/**
+	 * The latest readable snapshot, then the events after it in chunks, each folded on the executor. The
+	 * journal's contiguous replay waits for events another writer has claimed but not yet made visible (and
+	 * steps over crash gaps), so the state is labelled with exactly what it folded: an append with it as
+	 * expected sequence number is checked against the state the command saw.
+	 */
 	private CompletionStage<EntityState<S>> loadFromJournal(String persistenceId) {
-		CompletionStage<EntityState<S>> start = (this.snapshots != null && this.entity.snapshotEvery() > 0)
-				? this.snapshots.loadLatest(persistenceId, Long.MAX_VALUE, this.entity.stateType())
-					.thenApply((snapshot) -> snapshot
-						.map((s) -> new EntityState<>(persistenceId, s.sequenceNr(), s.state()))
-						.orElseGet(() -> new EntityState<>(persistenceId, 0, this.entity.emptyState())))
-				: CompletableFuture.completedFuture(new EntityState<>(persistenceId, 0, this.entity.emptyState()));
-		return start.thenCompose((initial) -> this.journal.highestSequenceNr(persistenceId).thenCompose((head) -> {
-			AtomicReference<S> state = new AtomicReference<>(initial.state());
-			if (head <= initial.sequenceNr()) {
-				return CompletableFuture.completedFuture(new EntityState<>(persistenceId, Math.max(head, initial.sequenceNr()),
-						initial.state()));
-			}
-			return this.journal
-				.replay(persistenceId, initial.sequenceNr() + 1, head, this.entity.eventType(),
-						(event) -> state.set(this.entity.applyEvent(state.get(), event.payload())))
-				.thenApply((last) -> new EntityState<>(persistenceId, head, state.get()));
-		}));
+		return startingPoint(persistenceId).thenCompose(this::foldFrom);
+	}
+
+	private CompletionStage<EntityState<S>> startingPoint(String persistenceId) {
+		EntityState<S> empty = new EntityState<>(persistenceId, 0, this.entity.emptyState());
+		if (this.snapshots == null || this.entity.snapshotEvery() <= 0) {
+			return CompletableFuture.completedFuture(empty);
+		}
+		return this.snapshots.loadLatest(persistenceId, Long.MAX_VALUE, this.entity.stateType())
+			.handle((snapshot, error) -> {
+				if (error == null) {
+					return snapshot.map((s) -> new EntityState<>(persistenceId, s.sequenceNr(), s.state())).orElse(empty);
+				}
+				Throwable cause = Errors.unwrap(error);
+				if (cause instanceof JournalSerializationException) {
+					// A store that does not step over unreadable snapshots itself: the events still hold the state.
+					logger.warn("Snapshot of '{}' cannot be read as {} ({}); replaying its events", persistenceId,
+							this.entity.stateType().getName(), cause.getMessage());
+					return empty;
+				}
+				throw new CompletionException(cause);
+			});
+	}
+
+	private CompletionStage<EntityState<S>> foldFrom(EntityState<S> from) {
+		String persistenceId = from.persistenceId();
+		long first = from.sequenceNr() + 1;
+		long last = (from.sequenceNr() > Long.MAX_VALUE - LOAD_CHUNK) ? Long.MAX_VALUE : from.sequenceNr() + LOAD_CHUNK;
+		List<E> events = new ArrayList<>();
+		return this.journal
+			.replayContiguous(persistenceId, first, last, this.entity.eventType(), (event) -> events.add(event.payload()))
+			.thenApplyAsync((replayed) -> {
+				S state = from.state();
+				for (E event : events) {
+					state = this.entity.applyEvent(state, event);
+				}
+				EntityState<S> folded = new EntityState<>(persistenceId, Math.max(from.sequenceNr(), replayed.coveredTo()),
+						state);
+				boolean more = replayed.coveredTo() < replayed.head() && replayed.coveredTo() > from.sequenceNr();
+				return more ? foldFrom(folded) : CompletableFuture.completedFuture(folded);
+			}, this.executor)
+			.thenCompose((next) -> next);
 	}
 
 	/**
@@ -195,7 +261,11 @@ public final class EntityRepository<S, E> {
 		if (hit != null) {
 			return decideOnCached(hit, command);
 		}
-		return load(persistenceId).thenCompose((current) -> decide(current, command, attempt));
+		return load(persistenceId)
+			.thenApplyAsync((current) -> new Decision<>(current, decide(current, command)), this.executor)
+			.thenCompose((decided) -> decided.events().events().isEmpty()
+					? CompletableFuture.completedFuture(new CommandResult<>(decided.current(), decided.events().events(), attempt))
+					: append(decided.current(), decided.events(), attempt, command));
 	}
 
 	/**
@@ -204,44 +274,45 @@ public final class EntityRepository<S, E> {
 	 */
 	private CompletionStage<CommandResult<S, E>> decideOnCached(EntityState<S> cached,
 			Function<? super EntityState<S>, ? extends List<? extends E>> command) {
-		List<E> events;
-		try {
-			events = List.copyOf(command.apply(cached));
-		}
-		catch (RuntimeException rejected) {
-			forget(cached.persistenceId());
-			return attempt(cached.persistenceId(), command, 2);
-		}
-		if (events.isEmpty()) {
-			return attempt(cached.persistenceId(), command, 2);
-		}
-		return append(cached, events, 1, command);
+		String persistenceId = cached.persistenceId();
+		return CompletableFuture.supplyAsync(() -> decide(cached, command), this.executor)
+			.handle((decided, error) -> {
+				if (error != null) {
+					if (!(Errors.unwrap(error) instanceof RuntimeException)) {
+						return CompletableFuture.<CommandResult<S, E>>failedFuture(Errors.unwrap(error));
+					}
+					forget(persistenceId);
+					return attempt(persistenceId, command, 2);
+				}
+				if (decided.events().isEmpty()) {
+					return attempt(persistenceId, command, 2);
+				}
+				return append(cached, decided, 1, command);
+			})
+			.thenCompose((next) -> next);
 	}
 
-	private CompletionStage<CommandResult<S, E>> decide(EntityState<S> current,
-			Function<? super EntityState<S>, ? extends List<? extends E>> command, int attempt) {
-		List<E> events = List.copyOf(command.apply(current));
-		if (events.isEmpty()) {
-			return CompletableFuture.completedFuture(new CommandResult<>(current, events, attempt));
-		}
-		return append(current, events, attempt, command);
-	}
-
-	private CompletionStage<CommandResult<S, E>> append(EntityState<S> current, List<E> events, int attempt,
+	/** Runs the user's code (command, tags, event handler): always on the executor. */
+	private Decided<S, E> decide(EntityState<S> current,
 			Function<? super EntityState<S>, ? extends List<? extends E>> command) {
-		String persistenceId = current.persistenceId();
+		List<E> events = List.copyOf(command.apply(current));
 		List<EventToAppend> toAppend = new ArrayList<>(events.size());
 		S state = current.state();
 		for (E event : events) {
 			toAppend.add(new EventToAppend(event, this.entity.tagsFor(event)));
 			state = this.entity.applyEvent(state, event);
 		}
-		S newState = state;
-		return this.journal.append(persistenceId, current.sequenceNr(), toAppend).thenApply((result) -> {
-			EntityState<S> after = new EntityState<>(persistenceId, result.lastSequenceNr(), newState);
+		return new Decided<>(events, toAppend, state);
+	}
+
+	private CompletionStage<CommandResult<S, E>> append(EntityState<S> current, Decided<S, E> decided, int attempt,
+			Function<? super EntityState<S>, ? extends List<? extends E>> command) {
+		String persistenceId = current.persistenceId();
+		return this.journal.append(persistenceId, current.sequenceNr(), decided.toAppend()).thenApply((result) -> {
+			EntityState<S> after = new EntityState<>(persistenceId, result.lastSequenceNr(), decided.state());
 			remember(after);
 			maybeSnapshot(current.sequenceNr(), after);
-			return new CommandResult<>(after, events, attempt);
+			return new CommandResult<>(after, decided.events(), attempt);
 		}).exceptionallyCompose((error) -> retryOnConflict(persistenceId, command, attempt, error));
 	}
 
@@ -269,6 +340,32 @@ public final class EntityRepository<S, E> {
 						after.sequenceNr(), Errors.unwrap(error));
 			}
 		});
+	}
+
+	/** What a command decided: its events, as appended, and the state after them. */
+	private record Decided<S, E>(List<E> events, List<EventToAppend> toAppend, S state) {
+	}
+
+	private record Decision<S, E>(EntityState<S> current, Decided<S, E> events) {
+	}
+
+	/** The default executor: shared, daemon threads, so it needs no shutdown. */
+	private static final class DefaultExecutor {
+
+		static final Executor INSTANCE = Executors.newFixedThreadPool(
+				Math.max(4, 2 * Runtime.getRuntime().availableProcessors()), new ThreadFactory() {
+
+					private final AtomicInteger count = new AtomicInteger();
+
+					@Override
+					public Thread newThread(Runnable task) {
+						Thread thread = new Thread(task, "journal-entity-" + this.count.incrementAndGet());
+						thread.setDaemon(true);
+						return thread;
+					}
+
+				});
+
 	}
 
 }

@@ -6,7 +6,8 @@ package io.cassandrajournal.entity;
  *
  * @param <S> the state type
  * @param persistenceId the entity
- * @param sequenceNr the head the state was loaded at
+ * @param sequenceNr the last event folded into the state, or the head when the numbers above that event are
+ * a crash gap (claimed, never written): never above what the state reflects
  * @param state the state
  */
 public record EntityState<S>(String persistenceId, long sequenceNr, S state) {

@@ -26,6 +26,7 @@ import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.JournalConcurrencyException;
 import io.cassandrajournal.journal.PersistentEvent;
+import io.cassandrajournal.journal.ReplayResult;
 import io.cassandrajournal.serialization.EventSerializer;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 
@@ -121,6 +122,23 @@ public final class InMemoryJournal implements Journal {
 	public CompletionStage<Long> replayRaw(String persistenceId, long fromSequenceNr, long toSequenceNr,
 			Consumer<? super PersistentEvent<String>> consumer) {
 		return replay(persistenceId, fromSequenceNr, toSequenceNr, null, consumer);
+	}
+
+	/** Never waits: events here are visible the moment their append completes, and no claim outlives its append. */
+	@Override
+	public <E> CompletionStage<ReplayResult> replayContiguous(String persistenceId, long fromSequenceNr,
+			long toSequenceNr, Class<E> payloadType, Consumer<? super PersistentEvent<E>> consumer) {
+		return highestSequenceNr(persistenceId).thenCompose((head) -> {
+			long upper = Math.min(toSequenceNr, head);
+			return replay(persistenceId, fromSequenceNr, upper, payloadType, consumer)
+				.thenApply((last) -> new ReplayResult(last, Math.max(fromSequenceNr - 1, upper), head, List.of()));
+		});
+	}
+
+	@Override
+	public CompletionStage<ReplayResult> replayContiguousRaw(String persistenceId, long fromSequenceNr,
+			long toSequenceNr, Consumer<? super PersistentEvent<String>> consumer) {
+		return replayContiguous(persistenceId, fromSequenceNr, toSequenceNr, null, consumer);
 	}
 
 	@Override

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 import io.cassandrajournal.internal.AppendValidation;
+import io.cassandrajournal.internal.UnreadableSnapshots;
 import io.cassandrajournal.serialization.EventSerializer;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.snapshot.Snapshot;
@@ -27,6 +28,8 @@ public final class InMemorySnapshotStore implements SnapshotStore {
 
 	private final Clock clock;
 
+	private final UnreadableSnapshots unreadable;
+
 	public InMemorySnapshotStore() {
 		this(new JacksonEventSerializer(), Clock.systemUTC());
 	}
@@ -34,6 +37,7 @@ public final class InMemorySnapshotStore implements SnapshotStore {
 	public InMemorySnapshotStore(EventSerializer serializer, Clock clock) {
 		this.serializer = serializer;
 		this.clock = clock;
+		this.unreadable = new UnreadableSnapshots(serializer);
 	}
 
 	@Override
@@ -55,18 +59,22 @@ public final class InMemorySnapshotStore implements SnapshotStore {
 	public <S> CompletionStage<Optional<Snapshot<S>>> loadLatest(String persistenceId, long maxSequenceNr,
 			Class<S> type) {
 		NavigableMap<Long, Stored> stored = this.snapshots.get(persistenceId);
-		Map.Entry<Long, Stored> entry = (stored != null) ? stored.floorEntry(maxSequenceNr) : null;
-		if (entry == null) {
+		if (stored == null) {
 			return CompletableFuture.completedFuture(Optional.empty());
 		}
-		try {
-			return CompletableFuture.completedFuture(Optional.of(new Snapshot<>(persistenceId, entry.getKey(),
-					Instant.ofEpochMilli(entry.getValue().timestamp()),
-					this.serializer.deserialize(entry.getValue().payload(), type))));
+		int tried = 0;
+		for (Map.Entry<Long, Stored> entry : stored.headMap(maxSequenceNr, true).descendingMap().entrySet()) {
+			if (tried++ == UnreadableSnapshots.CANDIDATES) {
+				break;
+			}
+			Optional<S> state = this.unreadable.read(persistenceId, entry.getKey(),
+					entry.getValue().payload(), type);
+			if (state.isPresent()) {
+				return CompletableFuture.completedFuture(Optional.of(new Snapshot<>(persistenceId, entry.getKey(),
+						Instant.ofEpochMilli(entry.getValue().timestamp()), state.get())));
+			}
 		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
+		return CompletableFuture.completedFuture(Optional.empty());
 	}
 
 	@Override

@@ -36,6 +36,27 @@ public final class EventReader {
 		this.serializer = serializer;
 	}
 
+	/**
+	 * The head and when it was claimed.
+	 *
+	 * @param sequenceNr the highest claimed sequence number, 0 if none
+	 * @param claimedAt the claim's {@code updated_at} (epoch millis of the claiming writer's clock);
+	 * {@code Long.MAX_VALUE} when the row has none, so that the claim counts as recent
+	 */
+	public record Head(long sequenceNr, long claimedAt) {
+	}
+
+	public CompletionStage<Head> headWithClaimTime(String persistenceId) {
+		return this.session.executeAsync(this.statements.selectHead.bind(persistenceId)).thenApply((rs) -> {
+			Row row = rs.one();
+			if (row == null) {
+				return new Head(0, Long.MAX_VALUE);
+			}
+			return new Head(row.getLong("max_sequence_nr"),
+					row.isNull("updated_at") ? Long.MAX_VALUE : row.getLong("updated_at"));
+		});
+	}
+
 	public CompletionStage<Long> head(String persistenceId) {
 		return this.session.executeAsync(this.statements.selectHead.bind(persistenceId)).thenApply((rs) -> {
 			Row row = rs.one();
@@ -84,7 +105,7 @@ public final class EventReader {
 		return (sequenceNr - 1) / this.options.partitionSize();
 	}
 
-	private <E> PersistentEvent<E> toEvent(String persistenceId, Row row, Class<E> type) {
+	<E> PersistentEvent<E> toEvent(String persistenceId, Row row, Class<E> type) {
 		long sequenceNr = row.getLong("sequence_nr");
 		String payload = row.getString("payload");
 		E value;

@@ -17,6 +17,7 @@ import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.internal.AppendValidation;
 import io.cassandrajournal.internal.AppendWriter;
 import io.cassandrajournal.internal.ConsistencyChecker;
+import io.cassandrajournal.internal.ContiguousReplay;
 import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.internal.EventReader;
 import io.cassandrajournal.internal.JournalStatements;
@@ -59,6 +60,8 @@ public final class CassandraJournal implements Journal {
 
 	private final EventReader reader;
 
+	private final ContiguousReplay contiguous;
+
 	private final ConsistencyChecker checker;
 
 	private final JournalStatements statements;
@@ -80,6 +83,7 @@ public final class CassandraJournal implements Journal {
 		this.statements = new JournalStatements(session, options);
 		this.writer = new AppendWriter(session, options, this.statements);
 		this.reader = new EventReader(session, options, this.statements, serializer);
+		this.contiguous = new ContiguousReplay(session, options, this.statements, this.reader);
 		this.checker = new ConsistencyChecker(session, this.statements, this.reader);
 		this.persistenceIds = new PersistenceIdReader(session, options);
 	}
@@ -192,6 +196,43 @@ public final class CassandraJournal implements Journal {
 			return invalid;
 		}
 		return Errors.translating(this.reader.replayRaw(persistenceId, fromSequenceNr, toSequenceNr, consumer),
+				"Replay of", persistenceId);
+	}
+
+	@Override
+	public <E> CompletionStage<ReplayResult> replayContiguous(String persistenceId, long fromSequenceNr,
+			long toSequenceNr, Class<E> payloadType, Consumer<? super PersistentEvent<E>> consumer) {
+		CompletionStage<ReplayResult> invalid = AppendValidation.failure(() -> {
+			AppendValidation.checkPersistenceId(persistenceId);
+			AppendValidation.checkRange(fromSequenceNr, toSequenceNr);
+		});
+		if (invalid != null) {
+			return invalid;
+		}
+		long started = System.nanoTime();
+		java.util.concurrent.atomic.AtomicLong count = new java.util.concurrent.atomic.AtomicLong();
+		return Errors.translating(this.contiguous.replay(persistenceId, fromSequenceNr, toSequenceNr, payloadType,
+				(PersistentEvent<E> event) -> {
+					count.incrementAndGet();
+					consumer.accept(event);
+				}), "Replay of", persistenceId).whenComplete((result, error) -> {
+					if (error == null) {
+						this.metrics.replayed(count.get(), java.time.Duration.ofNanos(System.nanoTime() - started));
+					}
+				});
+	}
+
+	@Override
+	public CompletionStage<ReplayResult> replayContiguousRaw(String persistenceId, long fromSequenceNr,
+			long toSequenceNr, Consumer<? super PersistentEvent<String>> consumer) {
+		CompletionStage<ReplayResult> invalid = AppendValidation.failure(() -> {
+			AppendValidation.checkPersistenceId(persistenceId);
+			AppendValidation.checkRange(fromSequenceNr, toSequenceNr);
+		});
+		if (invalid != null) {
+			return invalid;
+		}
+		return Errors.translating(this.contiguous.replay(persistenceId, fromSequenceNr, toSequenceNr, null, consumer),
 				"Replay of", persistenceId);
 	}
 

@@ -62,6 +62,42 @@ public interface Journal {
 			Consumer<? super PersistentEvent<String>> consumer);
 
 	/**
+	 * Replays like {@link #replay}, without stepping over an event that is claimed but not visible yet: for
+	 * deciding on state (entity loads) and for per-entity projections. A sequence number up to the head that
+	 * has no event (missing at the end, or in the middle while later ones are visible) may be another
+	 * writer's append between its committed claim and its event batch: the replay waits for it, re-reading
+	 * with a short backoff, while its claim is younger than the in-flight wait (Cassandra journal:
+	 * {@code CassandraJournalOptions.withInFlightWait}, default 30 s; the claim time is the next visible
+	 * event's time stamp, or the head's {@code updated_at} for missing numbers at the end). What is still
+	 * missing after that is a crash gap: stepped over, logged once, reported in the result (and by
+	 * {@link #checkConsistency}). Events are delivered in order, and an event is never delivered before a
+	 * missing number below it is either visible or declared a crash gap.
+	 * @param <E> the payload type
+	 * @param persistenceId the entity's id
+	 * @param fromSequenceNr the first sequence number wanted (inclusive, at least 1)
+	 * @param toSequenceNr the last one wanted (inclusive); {@code Long.MAX_VALUE} for all up to the head
+	 * @param payloadType the type payloads are read as
+	 * @param consumer called once per event, in order, never concurrently; on a driver thread in the
+	 * Cassandra implementation, so it must not block
+	 * @return what was covered: every number up to {@link ReplayResult#coveredTo()} was delivered or is a crash
+	 * gap, and {@code coveredTo} is {@code min(toSequenceNr, head)} (or {@code fromSequenceNr - 1} if that is
+	 * lower)
+	 */
+	<E> CompletionStage<ReplayResult> replayContiguous(String persistenceId, long fromSequenceNr, long toSequenceNr,
+			Class<E> payloadType, Consumer<? super PersistentEvent<E>> consumer);
+
+	/**
+	 * {@link #replayContiguous} with payloads as the stored JSON text.
+	 * @param persistenceId the entity's id
+	 * @param fromSequenceNr the first sequence number wanted (inclusive, at least 1)
+	 * @param toSequenceNr the last one wanted (inclusive)
+	 * @param consumer called once per event, in order
+	 * @return what was covered
+	 */
+	CompletionStage<ReplayResult> replayContiguousRaw(String persistenceId, long fromSequenceNr, long toSequenceNr,
+			Consumer<? super PersistentEvent<String>> consumer);
+
+	/**
 	 * @param persistenceId the entity's id
 	 * @return its head: the highest claimed sequence number, 0 for an unknown entity
 	 */

@@ -17,6 +17,7 @@ import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.JournalTables;
 import io.cassandrajournal.internal.SchemaManager;
+import io.cassandrajournal.internal.UnreadableSnapshots;
 import io.cassandrajournal.serialization.EventSerializer;
 
 /**
@@ -37,15 +38,18 @@ public final class CassandraSnapshotStore implements SnapshotStore {
 
 	private final PreparedStatement deleteOlder;
 
+	private final UnreadableSnapshots unreadable;
+
 	private CassandraSnapshotStore(CqlSession session, CassandraJournalOptions options, EventSerializer serializer) {
 		this.session = session;
 		this.options = options;
 		this.serializer = serializer;
+		this.unreadable = new UnreadableSnapshots(serializer);
 		JournalStatements.Statements s = new JournalStatements.Statements(session, options);
 		String table = options.requireKeyspace() + "." + options.snapshotsTable();
 		this.insert = s.write("INSERT INTO " + table + " (persistence_id, sequence_nr, timestamp, payload) VALUES (?, ?, ?, ?)");
 		this.selectLatest = s.read("SELECT sequence_nr, timestamp, payload FROM " + table
-				+ " WHERE persistence_id = ? AND sequence_nr <= ? LIMIT 1");
+				+ " WHERE persistence_id = ? AND sequence_nr <= ? LIMIT " + UnreadableSnapshots.CANDIDATES);
 		this.deleteOlder = s.write("DELETE FROM " + table + " WHERE persistence_id = ? AND sequence_nr < ?");
 	}
 
@@ -77,18 +81,25 @@ public final class CassandraSnapshotStore implements SnapshotStore {
 			.thenApply((rs) -> null), "Saving a snapshot of", persistenceId);
 	}
 
+	/**
+	 * Reads the newest {@value UnreadableSnapshots#CANDIDATES} snapshots at or below {@code maxSequenceNr} (one
+	 * request) and returns the newest that reads as {@code type}; see {@link SnapshotStore#loadLatest}.
+	 */
 	@Override
 	public <S> CompletionStage<Optional<Snapshot<S>>> loadLatest(String persistenceId, long maxSequenceNr,
 			Class<S> type) {
 		return Errors.translating(this.session.executeAsync(this.selectLatest.bind(persistenceId, maxSequenceNr))
 			.thenApply((rs) -> {
-				Row row = rs.one();
-				if (row == null) {
-					return Optional.<Snapshot<S>>empty();
+				for (Row row : rs.currentPage()) {
+					long sequenceNr = row.getLong("sequence_nr");
+					Optional<S> state = this.unreadable.read(persistenceId, sequenceNr,
+							row.getString("payload"), type);
+					if (state.isPresent()) {
+						return Optional.of(new Snapshot<>(persistenceId, sequenceNr,
+								Instant.ofEpochMilli(row.getLong("timestamp")), state.get()));
+					}
 				}
-				return Optional.of(new Snapshot<>(persistenceId, row.getLong("sequence_nr"),
-						Instant.ofEpochMilli(row.getLong("timestamp")),
-						this.serializer.deserialize(row.getString("payload"), type)));
+				return Optional.<Snapshot<S>>empty();
 			}), "Loading a snapshot of", persistenceId);
 	}
 

@@ -22,7 +22,10 @@ public interface SnapshotStore {
 	 * @param persistenceId the entity
 	 * @param maxSequenceNr the highest sequence number wanted ({@code Long.MAX_VALUE} for the latest)
 	 * @param type the state type
-	 * @return the latest snapshot at or below {@code maxSequenceNr}, if any
+	 * @return the latest snapshot at or below {@code maxSequenceNr} that reads as {@code type}, if any. A
+	 * snapshot that does not (another writer's, such as the TypeScript implementation's, in another state
+	 * shape) is stepped over with a warning, once per snapshot, for the next older one; at most
+	 * four (the newest and three older) are tried, then none is returned and the caller replays the events
 	 */
 	<S> CompletionStage<Optional<Snapshot<S>>> loadLatest(String persistenceId, long maxSequenceNr, Class<S> type);
 

@@ -11,6 +11,7 @@ import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
 
+import static io.cassandrajournal.testing.Await.result;
 import static org.assertj.core.api.Assertions.assertThat;
 
 @CassandraTest
@@ -44,6 +45,18 @@ class CassandraSnapshotStoreIT extends SnapshotStoreContract {
 			.containsEntry("persistence_id", "text none")
 			.containsEntry("timestamp", "bigint none")
 			.containsEntry("payload", "text none");
+	}
+
+	@Test
+	void aSnapshotRowInAnotherImplementationsShapeIsSteppedOver() {
+		String id = "account-" + System.nanoTime();
+		result(this.store.save(id, 3, new Balance(30)));
+		this.keyspace.session()
+			.execute("INSERT INTO snapshots (persistence_id, sequence_nr, timestamp, payload) VALUES (?, ?, ?, ?)", id,
+					7L, System.currentTimeMillis(), "[{\"kind\":\"state\"},{\"amount\":70}]");
+		Snapshot<Balance> loaded = result(this.store.loadLatest(id, Long.MAX_VALUE, Balance.class)).orElseThrow();
+		assertThat(loaded.sequenceNr()).isEqualTo(3);
+		assertThat(loaded.state()).isEqualTo(new Balance(30));
 	}
 
 }

@@ -34,4 +34,19 @@ public abstract class SnapshotStoreContract {
 		assertThat(result(store().loadLatest(id, Long.MAX_VALUE, Balance.class)).orElseThrow().sequenceNr()).isEqualTo(30);
 	}
 
+	@Test
+	void aSnapshotThatCannotBeReadAsTheStateIsSteppedOverForTheNextOlderOne() {
+		String id = "account-" + UUID.randomUUID();
+		result(store().save(id, 10, new Balance(100)));
+		// Another writer's snapshot in another shape (a JSON string is no Balance).
+		result(store().save(id, 20, "written by another implementation"));
+		Snapshot<Balance> loaded = result(store().loadLatest(id, Long.MAX_VALUE, Balance.class)).orElseThrow();
+		assertThat(loaded.sequenceNr()).isEqualTo(10);
+		assertThat(loaded.state()).isEqualTo(new Balance(100));
+
+		String onlyForeign = "account-" + UUID.randomUUID();
+		result(store().save(onlyForeign, 5, "written by another implementation"));
+		assertThat(result(store().loadLatest(onlyForeign, Long.MAX_VALUE, Balance.class))).isEmpty();
+	}
+
 }

@@ -1,0 +1,201 @@
+package io.cassandrajournal.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
+import com.datastax.oss.driver.api.core.cql.Row;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
+import io.cassandrajournal.journal.PersistentEvent;
+import io.cassandrajournal.journal.ReplayResult;
+
+/**
+ * The one mechanism for "claimed but not yet visible" (entity loads and entity projections both use it, through
+ * {@link io.cassandrajournal.journal.Journal#replayContiguous}): a replay that delivers events in order and, at
+ * the first missing sequence number up to the head, waits for it while its claim is younger than
+ * {@link CassandraJournalOptions#inFlightWait()}, then steps over what is still missing as a crash gap.
+ * <p>
+ * When was a missing number claimed? Claims move the head in order, so a missing number was claimed no later
+ * than the next visible event (whose time stamp is its claim's) or, at the end, than the head's
+ * {@code updated_at}. Both come from the writers' clocks: the wait assumes they agree with ours to well within
+ * the bound; a second, local bound (the same length, from when this replay first met the hole) keeps a writer
+ * whose clock runs ahead from stalling reads for longer. Waiting is re-reading from the missing number with
+ * a doubling backoff (10 ms to 200 ms) on {@link CompletableFuture#delayedExecutor}; no thread blocks.
+ */
+public final class ContiguousReplay {
+
+	private static final Logger logger = LoggerFactory.getLogger(ContiguousReplay.class);
+
+	private static final long FIRST_BACKOFF_MILLIS = 10;
+
+	private static final long MAX_BACKOFF_MILLIS = 200;
+
+	private final CqlSession session;
+
+	private final CassandraJournalOptions options;
+
+	private final JournalStatements statements;
+
+	private final EventReader reader;
+
+	private final WarnOnce gapWarnings = new WarnOnce(10_000);
+
+	public ContiguousReplay(CqlSession session, CassandraJournalOptions options, JournalStatements statements,
+			EventReader reader) {
+		this.session = session;
+		this.options = options;
+		this.statements = statements;
+		this.reader = reader;
+	}
+
+	/**
+	 * @param type the payload type, or {@code null} for the stored JSON text
+	 */
+	public <E> CompletionStage<ReplayResult> replay(String persistenceId, long from, long to, @Nullable Class<E> type,
+			Consumer<? super PersistentEvent<E>> consumer) {
+		return new Run<>(persistenceId, from, to, type, consumer).round();
+	}
+
+	/** One call's state: only one stage of it runs at a time. */
+	private final class Run<E> {
+
+		private final String persistenceId;
+
+		private final @Nullable Class<E> type;
+
+		private final Consumer<? super PersistentEvent<E>> consumer;
+
+		private final List<SequenceRange> crashGaps = new ArrayList<>();
+
+		/** Fixed by the first head read; only shrinks (a released claim), so a busy entity cannot keep us here. */
+		private long upper;
+
+		private long head;
+
+		private long next;
+
+		private long last;
+
+		private long holeFrom = -1;
+
+		private long holeSeenAt;
+
+		private long backoff = FIRST_BACKOFF_MILLIS;
+
+		Run(String persistenceId, long from, long to, @Nullable Class<E> type, Consumer<? super PersistentEvent<E>> consumer) {
+			this.persistenceId = persistenceId;
+			this.type = type;
+			this.consumer = consumer;
+			this.next = from;
+			this.upper = to;
+		}
+
+		CompletionStage<ReplayResult> round() {
+			return ContiguousReplay.this.reader.headWithClaimTime(this.persistenceId).thenCompose((head) -> {
+				this.head = head.sequenceNr();
+				this.upper = Math.min(this.upper, this.head);
+				if (this.next > this.upper) {
+					return done();
+				}
+				return readPartitions(ContiguousReplay.this.reader.partitionOf(this.next)).thenCompose((stopped) -> {
+					if (!stopped && this.next <= this.upper) {
+						// Missing at the end: claimed no later than the head's updated_at.
+						if (inFlight(this.next, head.claimedAt())) {
+							stopped = true;
+						}
+						else {
+							stepOver(this.upper);
+						}
+					}
+					return stopped ? later() : done();
+				});
+			});
+		}
+
+		private CompletionStage<ReplayResult> done() {
+			return CompletableFuture.completedFuture(
+					new ReplayResult(this.last, this.next - 1, this.head, this.crashGaps));
+		}
+
+		private CompletionStage<ReplayResult> later() {
+			long delay = this.backoff;
+			this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MILLIS);
+			return CompletableFuture.runAsync(() -> {
+			}, CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS)).thenCompose((ignored) -> round());
+		}
+
+		/** @return whether reading stopped at a missing number that is still in flight */
+		private CompletionStage<Boolean> readPartitions(long partition) {
+			long lastPartition = ContiguousReplay.this.reader.partitionOf(this.upper);
+			return forEachRow(ContiguousReplay.this.session.executeAsync(ContiguousReplay.this.statements.selectEvents
+				.bind(this.persistenceId, partition, this.next, this.upper))).thenCompose((stopped) -> {
+					if (stopped || partition >= lastPartition) {
+						return CompletableFuture.completedFuture(stopped);
+					}
+					return readPartitions(partition + 1);
+				});
+		}
+
+		private CompletionStage<Boolean> forEachRow(CompletionStage<AsyncResultSet> pageStage) {
+			return pageStage.thenCompose((page) -> {
+				for (Row row : page.currentPage()) {
+					if (!accept(row)) {
+						return CompletableFuture.completedFuture(true);
+					}
+				}
+				return page.hasMorePages() ? forEachRow(page.fetchNextPage()) : CompletableFuture.completedFuture(false);
+			});
+		}
+
+		/** @return false to stop before this row: a missing number below it is still in flight */
+		private boolean accept(Row row) {
+			long sequenceNr = row.getLong("sequence_nr");
+			if (sequenceNr > this.next) {
+				// Missing in the middle: claimed no later than this event, stamped at its claim.
+				if (inFlight(this.next, row.getLong("timestamp"))) {
+					return false;
+				}
+				stepOver(sequenceNr - 1);
+			}
+			this.consumer.accept(ContiguousReplay.this.reader.toEvent(this.persistenceId, row, this.type));
+			this.last = sequenceNr;
+			this.next = sequenceNr + 1;
+			return true;
+		}
+
+		private boolean inFlight(long missing, long claimedAt) {
+			long now = ContiguousReplay.this.options.clock().millis();
+			if (missing != this.holeFrom) {
+				this.holeFrom = missing;
+				this.holeSeenAt = now;
+				this.backoff = FIRST_BACKOFF_MILLIS;
+			}
+			long bound = ContiguousReplay.this.options.inFlightWait().toMillis();
+			return now - claimedAt < bound && now - this.holeSeenAt < bound;
+		}
+
+		private void stepOver(long to) {
+			SequenceRange gap = new SequenceRange(this.next, to);
+			this.crashGaps.add(gap);
+			if (ContiguousReplay.this.gapWarnings.first(this.persistenceId + "#" + this.next)) {
+				logger.warn("Sequence numbers {} of '{}' are claimed (head {}) but have no event after the in-flight "
+						+ "wait of {}: stepped over as a crash gap (an append died between its claim and its batch; "
+						+ "journal.checkConsistency reports it)", gap, this.persistenceId, this.head,
+						ContiguousReplay.this.options.inFlightWait());
+			}
+			this.next = to + 1;
+		}
+
+	}
+
+}
