@@ -8,7 +8,6 @@ import java.util.concurrent.CompletionStage;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
-import com.datastax.oss.driver.api.core.cql.Row;
 
 import io.cassandrajournal.CassandraJournalOptions;
 
@@ -44,16 +43,12 @@ public final class PersistenceIdReader {
 	public CompletionStage<List<String>> page(String afterId, int limit) {
 		List<CompletableFuture<List<String>>> reads = new ArrayList<>();
 		for (String bucket : this.buckets) {
-			reads.add(this.session
-				.executeAsync((afterId == null) ? this.firstPage.bind(bucket, limit)
-						: this.nextPage.bind(bucket, afterId, limit))
-				.thenApply((rs) -> {
-					List<String> ids = new ArrayList<>();
-					for (Row row : rs.currentPage()) {
-						ids.add(row.getString(0));
-					}
-					return ids;
-				})
+			// Every page of the bounded read: a LIMIT above the statements' page size still yields LIMIT ids.
+			List<String> ids = new ArrayList<>();
+			reads.add(AsyncPaging
+				.forEachRow(this.session.executeAsync((afterId == null) ? this.firstPage.bind(bucket, limit)
+						: this.nextPage.bind(bucket, afterId, limit)), (row) -> ids.add(row.getString(0)))
+				.thenApply((read) -> ids)
 				.toCompletableFuture());
 		}
 		return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply((ignored) -> {

@@ -49,7 +49,8 @@ public final class TagIndexReader implements TagEventReader {
 		if (streams.size() == 1) {
 			return single(filter, after, streams.get(0), limit);
 		}
-		// Rows up to the smallest last offset of any full stream are complete in every stream.
+		// Rows up to the smallest last offset of any full stream are complete in every stream. A stream shorter
+		// than the limit is complete up to the upper bound: TagPartitions reads every page up to the LIMIT.
 		TagOffset cut = null;
 		for (List<Row> rows : streams) {
 			if (rows.size() == limit) {

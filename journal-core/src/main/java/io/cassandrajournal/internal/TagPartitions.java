@@ -10,6 +10,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.BatchStatement;
 import com.datastax.oss.driver.api.core.cql.BatchStatementBuilder;
 import com.datastax.oss.driver.api.core.cql.BatchType;
@@ -95,9 +96,13 @@ public abstract class TagPartitions {
 		return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new));
 	}
 
-	static List<Row> collect(com.datastax.oss.driver.api.core.cql.AsyncResultSet rs, List<Row> into) {
-		rs.currentPage().forEach(into::add);
-		return into;
+	/**
+	 * Adds every row of a bounded read to a list: all its pages, not only the driver's first one, so a
+	 * {@code LIMIT} larger than the statements' page size still yields {@code LIMIT} rows when they exist
+	 * (callers read "fewer than the limit" as "no more rows").
+	 */
+	static CompletionStage<List<Row>> collect(CompletionStage<AsyncResultSet> read, List<Row> into) {
+		return AsyncPaging.forEachRow(read, into::add).thenApply((ignored) -> into);
 	}
 
 	/** The reference layout: {@code events_by_tag}, partition key {@code tag}. */
@@ -129,10 +134,8 @@ public abstract class TagPartitions {
 
 		@Override
 		public CompletionStage<List<Row>> rows(String tag, TagOffset after, long upperTimestamp, int limit) {
-			return this.session
-				.executeAsync(this.page.bind(tag, after.timestamp(), after.persistenceId(), after.sequenceNr(),
-						upperTimestamp, limit))
-				.thenApply((rs) -> collect(rs, new ArrayList<>(limit)));
+			return collect(this.session.executeAsync(this.page.bind(tag, after.timestamp(), after.persistenceId(),
+					after.sequenceNr(), upperTimestamp, limit)), new ArrayList<>(Math.min(limit, 1024)));
 		}
 
 	}
@@ -217,16 +220,16 @@ public abstract class TagPartitions {
 			if (fromBucket > toBucket) {
 				return CompletableFuture.completedFuture(null);
 			}
-			return this.session.executeAsync(this.buckets.bind(tag, fromBucket, toBucket)).thenCompose((rs) -> {
-				List<Long> listed = new ArrayList<>();
-				rs.currentPage().forEach((row) -> listed.add(row.getLong("bucket")));
-				return readBuckets(tag, after, listed, 0, upper, limit, into).thenCompose((ignored) -> {
+			List<Long> listed = new ArrayList<>(BUCKETS_PER_READ);
+			return AsyncPaging.forEachRow(this.session.executeAsync(this.buckets.bind(tag, fromBucket, toBucket)),
+					(row) -> listed.add(row.getLong("bucket")))
+				.thenCompose((read) -> readBuckets(tag, after, listed, 0, upper, limit, into))
+				.thenCompose((read) -> {
 					if (listed.size() < BUCKETS_PER_READ || into.size() >= limit) {
 						return CompletableFuture.<Void>completedFuture(null);
 					}
 					return walk(tag, after, listed.get(listed.size() - 1) + 1, toBucket, upper, limit, into);
 				});
-			});
 		}
 
 		private CompletionStage<Void> readBuckets(String tag, TagOffset after, List<Long> listed, int index, long upper,
@@ -234,13 +237,9 @@ public abstract class TagPartitions {
 			if (index == listed.size() || into.size() >= limit) {
 				return CompletableFuture.completedFuture(null);
 			}
-			return this.session
-				.executeAsync(this.page.bind(tag, listed.get(index), after.timestamp(), after.persistenceId(),
-						after.sequenceNr(), upper, limit - into.size()))
-				.thenCompose((rs) -> {
-					collect(rs, into);
-					return readBuckets(tag, after, listed, index + 1, upper, limit, into);
-				});
+			return collect(this.session.executeAsync(this.page.bind(tag, listed.get(index), after.timestamp(),
+					after.persistenceId(), after.sequenceNr(), upper, limit - into.size())), into)
+				.thenCompose((read) -> readBuckets(tag, after, listed, index + 1, upper, limit, into));
 		}
 
 	}

@@ -11,6 +11,7 @@ import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.internal.AsyncPaging;
 import io.cassandrajournal.internal.CqlNames;
 import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.internal.JournalStatements;
@@ -80,17 +81,18 @@ public final class CassandraDeadLetterQueue implements DeadLetterQueue {
 
 	@Override
 	public CompletionStage<List<DeadLetter>> list(String projectionName, int limit) {
-		return Errors.translating(this.session.executeAsync(this.select.bind(projectionName, limit)).thenApply((rs) -> {
-			List<DeadLetter> letters = new ArrayList<>();
-			for (Row row : rs.currentPage()) {
-				PersistentEvent<String> event = new PersistentEvent<>(row.getString("persistence_id"),
-						row.getLong("sequence_nr"), Instant.ofEpochMilli(row.getLong("timestamp")),
-						row.getSet("tags", String.class), row.getString("payload"));
-				letters.add(new DeadLetter(new ProjectionId(projectionName, row.getString("projection_key")), event,
-						row.getString("error"), Instant.ofEpochMilli(row.getLong("failed_at"))));
-			}
-			return letters;
-		}), "Listing dead letters of", projectionName);
+		// Every page up to the limit, not only the driver's first page.
+		List<DeadLetter> letters = new ArrayList<>();
+		return Errors.translating(AsyncPaging.forEachRow(this.session.executeAsync(this.select.bind(projectionName, limit)),
+				(row) -> letters.add(letter(projectionName, row))).thenApply((read) -> letters), "Listing dead letters of",
+				projectionName);
+	}
+
+	private static DeadLetter letter(String projectionName, Row row) {
+		PersistentEvent<String> event = new PersistentEvent<>(row.getString("persistence_id"), row.getLong("sequence_nr"),
+				Instant.ofEpochMilli(row.getLong("timestamp")), row.getSet("tags", String.class), row.getString("payload"));
+		return new DeadLetter(new ProjectionId(projectionName, row.getString("projection_key")), event,
+				row.getString("error"), Instant.ofEpochMilli(row.getLong("failed_at")));
 	}
 
 	@Override

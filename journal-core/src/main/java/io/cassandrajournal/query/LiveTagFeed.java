@@ -2,7 +2,9 @@ package io.cassandrajournal.query;
 
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -70,75 +72,112 @@ public final class LiveTagFeed {
 	}
 
 	/**
-	 * Reads the next page at the head and, when the head is caught up, the trailing sweep.
+	 * Reads the next page at the head and, when the head is caught up, the trailing sweep. A poll is all or
+	 * nothing: the new head, sweep and delivered events are computed aside and committed only when every read
+	 * of the poll succeeded; a failed poll leaves the feed as it was, so the next poll reads the same events
+	 * again.
 	 * @return events to deliver (possibly none); late events follow the head's events
 	 */
 	public CompletionStage<List<TaggedEvent<String>>> poll() {
 		long now = this.clock.millis();
 		long backtrack = this.settings.backtrackWindow().toMillis();
-		TagOffset headBefore;
+		Step step;
 		synchronized (this) {
-			headBefore = this.head;
+			step = new Step(this.head, this.sweep);
 		}
 		return this.reader
-			.read(this.filter, this.head, now - this.settings.consistencyWindow().toMillis(), this.settings.pageSize())
+			.read(this.filter, step.headBefore, now - this.settings.consistencyWindow().toMillis(),
+					this.settings.pageSize())
 			.thenCompose((page) -> {
-				List<TaggedEvent<String>> out = new ArrayList<>();
-				TagOffset floor;
-				synchronized (this) {
-					collect(page.events(), out);
-					this.head = page.resumeAfter();
-					this.caughtUp = page.caughtUp();
-					if (backtrack == 0) {
-						this.sweep = this.head;
-						this.delivered.clear();
-						return CompletableFuture.completedFuture(out);
-					}
-					// Events stamped before now - backtrack were visible when this read ran, so what this read
-					// covered up to there needs no sweep. The sweep may skip ahead only if it had already reached
-					// where this read started: earlier head reads may have passed events that were not visible
-					// yet (they were read near real time), and those must be swept, not skipped.
-					TagOffset settled = new TagOffset(Math.max(0, now - backtrack), "", 0);
-					floor = (settled.compareTo(this.head) < 0) ? settled : this.head;
-					if (!page.caughtUp() && this.sweep.compareTo(headBefore) >= 0) {
-						if (floor.compareTo(this.sweep) > 0) {
-							this.sweep = floor;
-						}
-						prune();
-						return CompletableFuture.completedFuture(out);
-					}
-					if (this.sweep.compareTo(floor) >= 0) {
-						prune();
-						return CompletableFuture.completedFuture(out);
-					}
+				collect(page.events(), step);
+				step.head = page.resumeAfter();
+				step.caughtUp = page.caughtUp();
+				if (backtrack == 0) {
+					step.sweep = step.head;
+					return commit(step);
 				}
-				return this.reader.read(this.filter, this.sweep, now - backtrack, this.settings.pageSize())
-					.thenApply((late) -> {
-						synchronized (this) {
-							collect(late.events(), out);
-							if (late.resumeAfter().compareTo(this.sweep) > 0) {
-								this.sweep = late.resumeAfter();
-							}
-							if (late.caughtUp() && floor.compareTo(this.sweep) > 0) {
-								this.sweep = floor;
-							}
-							prune();
+				// Events stamped before now - backtrack were visible when this read ran, so what this read
+				// covered up to there needs no sweep. The sweep may skip ahead only if it had already reached
+				// where this read started: earlier head reads may have passed events that were not visible
+				// yet (they were read near real time), and those must be swept, not skipped.
+				TagOffset settled = new TagOffset(Math.max(0, now - backtrack), "", 0);
+				TagOffset floor = (settled.compareTo(step.head) < 0) ? settled : step.head;
+				if (!page.caughtUp() && step.sweep.compareTo(step.headBefore) >= 0) {
+					if (floor.compareTo(step.sweep) > 0) {
+						step.sweep = floor;
+					}
+					return commit(step);
+				}
+				if (step.sweep.compareTo(floor) >= 0) {
+					return commit(step);
+				}
+				return this.reader.read(this.filter, step.sweepBefore, now - backtrack, this.settings.pageSize())
+					.thenCompose((late) -> {
+						collect(late.events(), step);
+						if (late.resumeAfter().compareTo(step.sweep) > 0) {
+							step.sweep = late.resumeAfter();
 						}
-						return out;
+						if (late.caughtUp() && floor.compareTo(step.sweep) > 0) {
+							step.sweep = floor;
+						}
+						return commit(step);
 					});
 			});
 	}
 
-	private void collect(List<TaggedEvent<String>> events, List<TaggedEvent<String>> out) {
-		for (TaggedEvent<String> event : events) {
-			if (event.offset().compareTo(this.sweep) > 0 && this.delivered.putIfAbsent(event.offset(), Boolean.TRUE) == null) {
-				out.add(event);
+	/** One poll's outcome, built aside and committed only when all its reads succeeded. */
+	private static final class Step {
+
+		final TagOffset headBefore;
+
+		final TagOffset sweepBefore;
+
+		TagOffset head;
+
+		TagOffset sweep;
+
+		boolean caughtUp;
+
+		final List<TaggedEvent<String>> out = new ArrayList<>();
+
+		final Set<TagOffset> outOffsets = new HashSet<>();
+
+		Step(TagOffset head, TagOffset sweep) {
+			this.headBefore = head;
+			this.sweepBefore = sweep;
+			this.head = head;
+			this.sweep = sweep;
+		}
+
+	}
+
+	/** Adds the events after the sweep that neither an earlier poll nor this one delivered. */
+	private void collect(List<TaggedEvent<String>> events, Step step) {
+		synchronized (this) {
+			for (TaggedEvent<String> event : events) {
+				TagOffset offset = event.offset();
+				if (offset.compareTo(step.sweepBefore) > 0 && !this.delivered.containsKey(offset)
+						&& step.outOffsets.add(offset)) {
+					step.out.add(event);
+				}
 			}
 		}
 	}
 
-	private void prune() {
-		this.delivered.headMap(this.sweep, true).clear();
+	private CompletionStage<List<TaggedEvent<String>>> commit(Step step) {
+		synchronized (this) {
+			this.head = step.head;
+			this.sweep = step.sweep;
+			this.caughtUp = step.caughtUp;
+			if (this.settings.backtrackWindow().isZero()) {
+				this.delivered.clear();
+			}
+			else {
+				step.out.forEach((event) -> this.delivered.put(event.offset(), Boolean.TRUE));
+				this.delivered.headMap(this.sweep, true).clear();
+			}
+		}
+		return CompletableFuture.completedFuture(step.out);
 	}
 
 	/**

@@ -17,6 +17,7 @@ import io.cassandrajournal.testing.SettableClock;
 
 import static io.cassandrajournal.testing.Await.result;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The feed's window logic against a scripted index, where the order of visibility and time is exact: this
@@ -57,6 +58,33 @@ class LiveTagFeedTest {
 
 	}
 
+	/** A reader whose next read with a given upper bound fails once (one read timeout), then reads normally. */
+	static final class FailingOnce implements TagEventReader {
+
+		private final TagEventReader delegate;
+
+		private long failUpper = Long.MIN_VALUE;
+
+		FailingOnce(TagEventReader delegate) {
+			this.delegate = delegate;
+		}
+
+		void failNextReadUpTo(long upperTimestamp) {
+			this.failUpper = upperTimestamp;
+		}
+
+		@Override
+		public CompletionStage<EventsPage<String>> read(TagFilter filter, TagOffset after, long upperTimestamp,
+				int limit) {
+			if (upperTimestamp == this.failUpper) {
+				this.failUpper = Long.MIN_VALUE;
+				return CompletableFuture.failedFuture(new IllegalStateException("injected read timeout"));
+			}
+			return this.delegate.read(filter, after, upperTimestamp, limit);
+		}
+
+	}
+
 	private static List<String> poll(LiveTagFeed feed) {
 		return result(feed.poll()).stream().map((e) -> e.event().persistenceId() + "#" + e.event().sequenceNr()).toList();
 	}
@@ -89,6 +117,41 @@ class LiveTagFeedTest {
 		assertThat(delivered).as("the head had passed 98,000 before the late event was visible: only the sweep can "
 				+ "deliver it").contains("late#1");
 		assertThat(delivered).containsOnlyOnce("late#1", "burst#1", "burst#6").doesNotContain("a#1");
+	}
+
+	@Test
+	void aPollWhoseSweepReadFailsMarksNothingAndTheNextPollDeliversItsHeadPage() {
+		SettableClock clock = new SettableClock(Instant.ofEpochMilli(100_000));
+		ScriptedIndex index = new ScriptedIndex();
+		index.add(99_000, "a", 1, true);
+		FailingOnce reader = new FailingOnce(index);
+		LiveTagFeed feed = new LiveTagFeed(reader, TagFilter.tag("t"), TagOffset.START,
+				FeedSettings.DEFAULTS.withBacktrackWindow(Duration.ofSeconds(10)).withPageSize(10), clock);
+		assertThat(poll(feed)).containsExactly("a#1");
+		TagOffset safeBefore = feed.safeOffset();
+		TagOffset headBefore = feed.headOffset();
+
+		// New events; the head read of the next poll returns them, then its sweep read (up to now - 10 s)
+		// fails once.
+		index.add(100_500, "b", 1, true);
+		index.add(100_600, "c", 1, true);
+		clock.set(Instant.ofEpochMilli(101_000));
+		reader.failNextReadUpTo(101_000 - 10_000);
+		assertThatThrownBy(() -> poll(feed)).hasMessageContaining("injected read timeout");
+		assertThat(feed.headOffset()).as("a failed poll leaves the head where it was").isEqualTo(headBefore);
+		assertThat(feed.safeOffset()).isEqualTo(safeBefore);
+		assertThat(feed.rememberedEvents()).as("and marks nothing as delivered").isEqualTo(1);
+
+		List<String> delivered = new ArrayList<>();
+		delivered.addAll(poll(feed));
+		// Time passes beyond the backtrack window, so the sweep passes b and c too.
+		clock.set(Instant.ofEpochMilli(130_000));
+		for (int i = 0; i < 5; i++) {
+			delivered.addAll(poll(feed));
+		}
+		assertThat(delivered).as("the failed poll's head page is delivered by the next poll, once")
+			.containsExactly("b#1", "c#1");
+		assertThat(feed.safeOffset()).isEqualTo(feed.headOffset());
 	}
 
 }

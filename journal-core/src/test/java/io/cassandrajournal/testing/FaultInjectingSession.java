@@ -45,6 +45,12 @@ public final class FaultInjectingSession {
 
 	private volatile long batchDelayMillis;
 
+	private final Object failOnceLock = new Object();
+
+	private String failOnceCql;
+
+	private int failOncePassing;
+
 	public FaultInjectingSession(CqlSession delegate) {
 		this.delegate = delegate;
 	}
@@ -72,6 +78,41 @@ public final class FaultInjectingSession {
 		this.batchDelayMillis = delay.toMillis();
 	}
 
+	/**
+	 * Fails one read: the next statement whose CQL contains {@code cqlFragment} fails with a driver timeout,
+	 * after {@code passing} such statements went through; later ones reach the node again.
+	 * @param cqlFragment a part of the statement's CQL, for example {@code "FROM ks.events_by_tag"}
+	 * @param passing matching statements to let through first
+	 */
+	public void failOnce(String cqlFragment, int passing) {
+		synchronized (this.failOnceLock) {
+			this.failOnceCql = cqlFragment;
+			this.failOncePassing = passing;
+		}
+	}
+
+	/** Fails the next statement whose CQL contains {@code cqlFragment}, once (see {@link #failOnce(String, int)}). */
+	public void failOnce(String cqlFragment) {
+		failOnce(cqlFragment, 0);
+	}
+
+	private boolean takeFailOnce(Statement<?> statement) {
+		String cql = (statement instanceof BoundStatement bound) ? bound.getPreparedStatement().getQuery()
+				: (statement instanceof com.datastax.oss.driver.api.core.cql.SimpleStatement simple) ? simple.getQuery()
+						: "";
+		synchronized (this.failOnceLock) {
+			if (this.failOnceCql == null || !cql.contains(this.failOnceCql)) {
+				return false;
+			}
+			if (this.failOncePassing > 0) {
+				this.failOncePassing--;
+				return false;
+			}
+			this.failOnceCql = null;
+			return true;
+		}
+	}
+
 	public void heal() {
 		this.failing = (s) -> false;
 		this.faults.clear();
@@ -90,7 +131,7 @@ public final class FaultInjectingSession {
 			}
 		}
 		if (method.getName().equals("executeAsync") && args != null && args.length == 1
-				&& args[0] instanceof Statement<?> statement && this.failing.test(statement)) {
+				&& args[0] instanceof Statement<?> statement && (this.failing.test(statement) || takeFailOnce(statement))) {
 			this.injected.incrementAndGet();
 			return CompletableFuture.failedFuture(new DriverTimeoutException("injected failure"));
 		}
