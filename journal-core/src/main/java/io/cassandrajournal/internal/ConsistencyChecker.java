@@ -12,7 +12,9 @@ import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
 
 /**
  * Compares a persistenceId's head with the sequence numbers actually stored, reading only the
- * {@code sequence_nr} column, page by page.
+ * {@code sequence_nr} column, page by page. Numbers up to the {@linkplain DeletionMarks deletion mark} were
+ * deleted on purpose and are not gaps; every other number from 1 to the head without an event is one, the
+ * very first ones included (a first append that died between its claim and its events).
  */
 public final class ConsistencyChecker {
 
@@ -22,20 +24,30 @@ public final class ConsistencyChecker {
 
 	private final EventReader reader;
 
-	public ConsistencyChecker(CqlSession session, JournalStatements statements, EventReader reader) {
+	private final DeletionMarks marks;
+
+	public ConsistencyChecker(CqlSession session, JournalStatements statements, EventReader reader,
+			DeletionMarks marks) {
 		this.session = session;
 		this.statements = statements;
 		this.reader = reader;
+		this.marks = marks;
 	}
 
 	public CompletionStage<ConsistencyReport> check(String persistenceId) {
-		return this.reader.head(persistenceId).thenCompose((head) -> {
-			Scan scan = new Scan();
-			if (head == 0) {
-				return CompletableFuture.completedFuture(scan.report(persistenceId, head));
+		CompletableFuture<Long> head = this.reader.head(persistenceId).toCompletableFuture();
+		CompletableFuture<Long> deleted = this.marks.deletedTo(persistenceId).toCompletableFuture();
+		return head.thenCombine(deleted, (h, d) -> new long[] { h, d }).thenCompose((found) -> {
+			long top = found[0];
+			long deletedTo = Math.min(found[1], top);
+			Scan scan = new Scan(deletedTo);
+			if (deletedTo == top) {
+				return CompletableFuture.completedFuture(scan.report(persistenceId, top));
 			}
-			return scanPartitions(persistenceId, 0, this.reader.partitionOf(head), scan)
-				.thenApply((ignored) -> scan.report(persistenceId, head));
+			// Partitions wholly at or below the mark were emptied by a completed deleteTo: start after them.
+			return scanPartitions(persistenceId, this.reader.partitionOf(deletedTo + 1), this.reader.partitionOf(top),
+					scan)
+				.thenApply((ignored) -> scan.report(persistenceId, top));
 		});
 	}
 
@@ -47,32 +59,40 @@ public final class ConsistencyChecker {
 				: current.thenCompose((ignored) -> scanPartitions(persistenceId, partition + 1, lastPartition, scan));
 	}
 
-	/** Accumulates stored sequence numbers in ascending order; only runs of missing numbers are kept. */
+	/**
+	 * Accumulates stored sequence numbers in ascending order; only runs of missing numbers after the deletion
+	 * mark are kept.
+	 */
 	private static final class Scan {
 
 		private final List<SequenceRange> missing = new ArrayList<>();
 
 		private long count;
 
-		private long previous;
+		private long highest;
+
+		/** The first number not yet accounted for. */
+		private long next;
+
+		Scan(long deletedTo) {
+			this.next = deletedTo + 1;
+		}
 
 		void accept(long sequenceNr) {
-			if (this.count > 0 && sequenceNr > this.previous + 1) {
-				this.missing.add(new SequenceRange(this.previous + 1, sequenceNr - 1));
+			if (sequenceNr > this.next) {
+				this.missing.add(new SequenceRange(this.next, sequenceNr - 1));
 			}
-			this.previous = sequenceNr;
+			this.next = Math.max(this.next, sequenceNr + 1);
+			this.highest = Math.max(this.highest, sequenceNr);
 			this.count++;
 		}
 
 		ConsistencyReport report(String persistenceId, long head) {
 			List<SequenceRange> gaps = new ArrayList<>(this.missing);
-			if (this.count == 0 && head > 0) {
-				gaps.add(new SequenceRange(1, head));
+			if (head >= this.next) {
+				gaps.add(new SequenceRange(this.next, head));
 			}
-			else if (head > this.previous) {
-				gaps.add(new SequenceRange(this.previous + 1, head));
-			}
-			return new ConsistencyReport(persistenceId, head, this.previous, this.count, gaps);
+			return new ConsistencyReport(persistenceId, head, this.highest, this.count, gaps);
 		}
 
 	}

@@ -18,7 +18,9 @@ import io.cassandrajournal.internal.AppendValidation;
 import io.cassandrajournal.internal.AppendWriter;
 import io.cassandrajournal.internal.ConsistencyChecker;
 import io.cassandrajournal.internal.ContiguousReplay;
+import io.cassandrajournal.internal.DeletionMarks;
 import io.cassandrajournal.internal.Errors;
+import io.cassandrajournal.internal.EventDeleter;
 import io.cassandrajournal.internal.EventReader;
 import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.JournalTables;
@@ -40,6 +42,11 @@ import io.cassandrajournal.serialization.EventSerializer;
  * <b>The crash window.</b> A process that dies between claim and batch leaves a gap: the head is above
  * the highest stored event. {@link #checkConsistency(String)} reports it; replays skip it and the next
  * append continues after the head.
+ * <p>
+ * <b>Deletes.</b> {@link #deleteTo(String, long)} deletes up to the stored head at most (so
+ * {@code Long.MAX_VALUE} means "everything stored"), removes the events' tag index rows before the events, and
+ * records how far it deleted in a table of ours ({@code <metadataTable>_deleted_to}), so the consistency check
+ * does not report a deleted range as a gap.
  * <p>
  * <b>Better than the reference.</b> Replays read every page (the reference reads the driver's first
  * page only), and a claim whose Paxos round timed out is resolved with a serial read instead of being
@@ -64,6 +71,8 @@ public final class CassandraJournal implements Journal {
 
 	private final ConsistencyChecker checker;
 
+	private final EventDeleter deleter;
+
 	private final JournalStatements statements;
 
 	private final PersistenceIdReader persistenceIds;
@@ -84,7 +93,9 @@ public final class CassandraJournal implements Journal {
 		this.writer = new AppendWriter(session, options, this.statements);
 		this.reader = new EventReader(session, options, this.statements, serializer);
 		this.contiguous = new ContiguousReplay(session, options, this.statements, this.reader);
-		this.checker = new ConsistencyChecker(session, this.statements, this.reader);
+		DeletionMarks marks = new DeletionMarks(session, options);
+		this.checker = new ConsistencyChecker(session, this.statements, this.reader, marks);
+		this.deleter = new EventDeleter(session, options, this.statements, this.reader, marks);
 		this.persistenceIds = new PersistenceIdReader(session, options);
 	}
 
@@ -129,7 +140,7 @@ public final class CassandraJournal implements Journal {
 
 	private static List<TableDefinition> tables(CassandraJournalOptions options) {
 		List<TableDefinition> tables = new ArrayList<>(List.of(JournalTables.events(options),
-				JournalTables.metadata(options), JournalTables.allIds(options)));
+				JournalTables.metadata(options), JournalTables.allIds(options), DeletionMarks.table(options)));
 		if (options.useTagIndex()) {
 			tables.addAll(JournalTables.tagIndexTables(options));
 		}
@@ -254,25 +265,8 @@ public final class CassandraJournal implements Journal {
 		if (invalid != null) {
 			return invalid;
 		}
-		if (toSequenceNr == 0) {
-			return CompletableFuture.completedFuture(null);
-		}
-		long lastPartition = this.reader.partitionOf(toSequenceNr);
-		boolean lastIsFull = toSequenceNr % this.options.partitionSize() == 0;
-		List<CompletableFuture<?>> deletes = new ArrayList<>();
-		for (long partition = 0; partition <= lastPartition; partition++) {
-			if (partition < lastPartition || lastIsFull) {
-				deletes.add(this.session.executeAsync(this.statements.deletePartition.bind(persistenceId, partition))
-					.toCompletableFuture());
-			}
-			else {
-				deletes.add(this.session
-					.executeAsync(this.statements.deleteRange.bind(persistenceId, partition, toSequenceNr))
-					.toCompletableFuture());
-			}
-		}
-		return Errors.translating(CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new)),
-				"Deleting events of", persistenceId);
+		return Errors.translating(this.deleter.deleteTo(persistenceId, toSequenceNr), "Deleting events of",
+				persistenceId);
 	}
 
 	@Override

@@ -12,9 +12,10 @@ import java.util.List;
  * @param head the claimed head
  * @param highestStored the highest sequence number that has an event row (0 if none)
  * @param storedEvents how many event rows exist
- * @param missing the ranges of sequence numbers between the lowest stored event and the head that have no
- * event row; numbers below the lowest stored event are not reported, since they cannot be told apart from
- * events removed with {@link Journal#deleteTo} (unless no event is stored at all)
+ * @param missing the ranges of sequence numbers from 1 to the head that have no event row and were not
+ * removed with {@link Journal#deleteTo} (the Cassandra journal records how far {@code deleteTo} deleted; numbers
+ * up to there are never gaps, numbers after it are, the first ones included). Events deleted by another
+ * implementation sharing the tables (the TypeScript one records no such mark) are reported as missing.
  */
 public record ConsistencyReport(String persistenceId, long head, long highestStored, long storedEvents,
 		List<SequenceRange> missing) {

@@ -282,7 +282,7 @@ class CassandraJournalIT extends JournalContract {
 		assertThat(replayAll(plain, id)).hasSize(1);
 		assertThat(session().execute("SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?", fresh).all())
 			.extracting((r) -> r.getString(0))
-			.containsExactlyInAnyOrder("events", "metadata", "all_persistence_ids");
+			.containsExactlyInAnyOrder("events", "metadata", "all_persistence_ids", "metadata_deleted_to");
 	}
 
 	@Test

@@ -204,4 +204,44 @@ public abstract class JournalContract {
 		assertThat(payloads).singleElement().isEqualTo(java.util.Map.of("kind", "deposited", "amount", 5));
 	}
 
+	@Test
+	void deleteToLongMaxValueDeletesEverythingWithinTenSecondsAndKeepsTheHead() {
+		String id = newId();
+		List<EventToAppend> five = new ArrayList<>();
+		for (int i = 1; i <= 5; i++) {
+			five.add(EventToAppend.of(new Deposited(i), "account"));
+		}
+		result(journal().append(id, 0, five));
+		result(journal().deleteTo(id, Long.MAX_VALUE), java.time.Duration.ofSeconds(10));
+		assertThat(replayAll(journal(), id)).isEmpty();
+		assertThat(result(journal().highestSequenceNr(id))).isEqualTo(5);
+		result(journal().append(id, 5, List.of(EventToAppend.of(new Withdrawn(1)))));
+		assertThat(replayAll(journal(), id)).extracting(PersistentEvent::sequenceNr).containsExactly(6L);
+		result(journal().deleteTo(id, Long.MAX_VALUE), java.time.Duration.ofSeconds(10));
+		assertThat(replayAll(journal(), id)).isEmpty();
+		result(journal().deleteTo(newId(), Long.MAX_VALUE), java.time.Duration.ofSeconds(10));
+	}
+
+	@Test
+	void consistencyCheckDoesNotReportDeletedEventsAsAGap() {
+		String id = newId();
+		List<EventToAppend> five = new ArrayList<>();
+		for (int i = 1; i <= 5; i++) {
+			five.add(EventToAppend.of(new Deposited(i)));
+		}
+		result(journal().append(id, 0, five));
+		result(journal().deleteTo(id, 3));
+		ConsistencyReport partly = result(journal().checkConsistency(id));
+		assertThat(partly.missing()).isEmpty();
+		assertThat(partly.head()).isEqualTo(5);
+		assertThat(partly.highestStored()).isEqualTo(5);
+		assertThat(partly.storedEvents()).isEqualTo(2);
+
+		result(journal().deleteTo(id, 5));
+		ConsistencyReport all = result(journal().checkConsistency(id));
+		assertThat(all.missing()).isEmpty();
+		assertThat(all.head()).isEqualTo(5);
+		assertThat(all.storedEvents()).isZero();
+	}
+
 }

@@ -5,6 +5,7 @@ import java.lang.reflect.Proxy;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import org.jspecify.annotations.Nullable;
 
 /** A real session that counts the requests it sends. */
 public final class CountingSession {
@@ -13,6 +14,12 @@ public final class CountingSession {
 
 	private final AtomicInteger requests = new AtomicInteger();
 
+	private volatile int budget = Integer.MAX_VALUE;
+
+	private volatile @Nullable Thread watched;
+
+	private final AtomicInteger byWatched = new AtomicInteger();
+
 	public CountingSession(CqlSession delegate) {
 		this.delegate = delegate;
 	}
@@ -20,8 +27,11 @@ public final class CountingSession {
 	public CqlSession session() {
 		return (CqlSession) Proxy.newProxyInstance(CqlSession.class.getClassLoader(), new Class<?>[] { CqlSession.class },
 				(proxy, method, args) -> {
-					if (method.getName().startsWith("execute")) {
-						this.requests.incrementAndGet();
+					if (method.getName().startsWith("execute") && Thread.currentThread() == this.watched) {
+						this.byWatched.incrementAndGet();
+					}
+					if (method.getName().startsWith("execute") && this.requests.incrementAndGet() > this.budget) {
+						throw new IllegalStateException("more than " + this.budget + " requests since the last takeCount()");
 					}
 					try {
 						return method.invoke(this.delegate, args);
@@ -30,6 +40,30 @@ public final class CountingSession {
 						throw ex.getCause();
 					}
 				});
+	}
+
+	/**
+	 * Makes every request beyond {@code max} (counted since the last {@link #takeCount()}) throw on the calling
+	 * thread, so a runaway loop stops instead of flooding the node.
+	 * @param max requests allowed
+	 */
+	public void limitTo(int max) {
+		this.budget = max;
+	}
+
+	/**
+	 * Starts counting the requests one thread sends itself (not those sent later from callbacks on driver
+	 * threads): tells whether an operation works on its caller's thread.
+	 * @param thread the thread
+	 */
+	public void watch(Thread thread) {
+		this.byWatched.set(0);
+		this.watched = thread;
+	}
+
+	/** @return requests the watched thread sent since {@link #watch(Thread)} */
+	public int requestsByWatchedThread() {
+		return this.byWatched.get();
 	}
 
 	/** @return requests sent since the last call */
