@@ -4,7 +4,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -45,6 +47,11 @@ import io.cassandrajournal.serialization.EventSerializer;
  * Runs one projection: load the offset, poll the source, hand each event to the handler in order, store
  * the offset after the batch, repeat; failures go through the recovery strategy. One batch at a time; the
  * handler runs on the engine's executor, never on a driver thread.
+ * <p>
+ * The batch in flight is one lock-guarded future ({@code batch}): {@link #stop()} returns it (and so does
+ * the stop inside {@link #reset}), {@link #start()} waits for it before loading the offset, and its end
+ * schedules the next batch whenever the projection is active, so RUNNING always has a batch in flight or
+ * scheduled. After any failed batch other than a stop, the source is created again from the stored offset.
  *
  * @param <E> the payload type
  */
@@ -80,7 +87,40 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 
 	private volatile ProjectionState state = ProjectionState.STOPPED;
 
-	private @Nullable ProjectionSource source;
+	/**
+	 * Where the next batch is read; {@code null} while a start is loading the stored offset. Written under
+	 * the lock.
+	 */
+	private volatile @Nullable ProjectionSource source;
+
+	/**
+	 * The batch in flight, from its poll until its offset is stored; {@code null} between batches. Guarded
+	 * by the lock. At most one batch runs; {@link #stop()} returns it, {@link #start()} waits for it, and its
+	 * end schedules the next one whenever the projection is active.
+	 */
+	private @Nullable CompletableFuture<Void> batch;
+
+	/** Bumped by every start and stop: a batch or a start begun under another generation is stale. */
+	private volatile long generation;
+
+	/** The generation the batch in flight was started under. */
+	private volatile long batchGeneration;
+
+	/** The reset in progress, if any: a start meanwhile waits for it. Guarded by the lock. */
+	private @Nullable CompletableFuture<Void> resetting;
+
+	/**
+	 * Events of the batch in flight whose last attempt failed and that are not settled yet (retrying, or
+	 * abandoned by a stop), in the order they first failed. Guarded by the lock. The projection is FAILING
+	 * while one is retrying; the failure series ends when the last one settles.
+	 */
+	private final Map<String, PersistentEvent<String>> failing = new LinkedHashMap<>();
+
+	/** The event a FAILED projection stopped at. Guarded by the lock. */
+	private @Nullable PersistentEvent<String> stoppedAt;
+
+	/** Whether a failure series is open (its start was logged, its end was not). Written under the lock. */
+	private volatile boolean failureSeries;
 
 	private volatile TagOffset offset = TagOffset.START;
 
@@ -106,19 +146,11 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 
 	private volatile @Nullable String lastError;
 
-	private volatile @Nullable PersistentEvent<String> current;
-
 	private volatile @Nullable String skipRequested;
-
-	private boolean inTick;
 
 	private volatile int handledInBatch;
 
-	private volatile boolean failureSeries;
-
 	private @Nullable ScheduledFuture<?> scheduled;
-
-	private CompletableFuture<Void> idle = CompletableFuture.completedFuture(null);
 
 	public ProjectionRunner(Projection<E> projection, Function<TagOffset, ProjectionSource> sources, OffsetStore offsets,
 			@Nullable DeadLetterQueue deadLetters, Consumer<DeadLetter> deadLetterListener, EventSerializer serializer,
@@ -148,14 +180,42 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 				this.lastEventTimestamp, this.lag, this.lagEvents, this.lastError);
 	}
 
+	private static boolean active(ProjectionState state) {
+		return state == ProjectionState.RUNNING || state == ProjectionState.FAILING;
+	}
+
+	/** @return the batch in flight, or a completed stage between batches */
+	private synchronized CompletableFuture<Void> inFlight() {
+		return (this.batch != null) ? this.batch : CompletableFuture.completedFuture(null);
+	}
+
 	@Override
 	public CompletionStage<Void> start() {
 		synchronized (this) {
-			if (this.state == ProjectionState.RUNNING || this.state == ProjectionState.FAILING) {
+			if (this.resetting != null) {
+				return this.resetting.copy();
+			}
+		}
+		return startNow();
+	}
+
+	/**
+	 * Marks the projection RUNNING at once, then, once the batch in flight (if any) has ended, loads the
+	 * offset and the parked entities, creates the source and schedules the first poll. A stop in between
+	 * cancels it (the generation changes).
+	 */
+	private CompletionStage<Void> startNow() {
+		long started;
+		CompletableFuture<Void> previous;
+		synchronized (this) {
+			if (active(this.state)) {
 				return CompletableFuture.completedFuture(null);
 			}
 			this.state = ProjectionState.RUNNING;
-			this.idle = new CompletableFuture<>();
+			started = ++this.generation;
+			this.source = null;
+			this.stoppedAt = null;
+			cancelScheduled();
 			if (this.settings.concurrency() > 1 && this.lanes == null) {
 				AtomicInteger count = new AtomicInteger();
 				this.lanes = Executors.newFixedThreadPool(this.settings.concurrency(), (task) -> {
@@ -164,20 +224,28 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 					return thread;
 				});
 			}
+			previous = inFlight();
 		}
 		this.metrics.stalled(false);
-		return this.offsets.load(this.id).thenCompose((stored) -> {
-			TagOffset start = stored.orElse(TagOffset.START);
-			synchronized (this) {
-				this.offset = start;
-				this.handledUpTo = null;
-				this.source = this.sources.apply(start);
-			}
-			return loadParked();
-		}).thenRun(() -> schedule(0)).exceptionally((error) -> {
-			fail("could not load its offset", Errors.unwrap(error));
-			return null;
-		});
+		return previous.thenCompose((ignored) -> this.offsets.load(this.id))
+			.thenCompose((stored) -> loadParked().thenApply((ignored) -> stored.orElse(TagOffset.START)))
+			.thenAccept((from) -> {
+				synchronized (this) {
+					if (this.generation != started || !active(this.state)) {
+						return;
+					}
+					this.offset = from;
+					this.handledUpTo = null;
+					this.source = this.sources.apply(from);
+					schedule(0);
+				}
+			})
+			.exceptionally((error) -> {
+				if (this.generation == started) {
+					fail("could not load its offset", Errors.unwrap(error), null);
+				}
+				return null;
+			});
 	}
 
 	private CompletionStage<Void> loadParked() {
@@ -193,28 +261,27 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 	@Override
 	public CompletionStage<Void> stop() {
 		CompletableFuture<Void> done;
+		ExecutorService lanePool;
 		synchronized (this) {
 			if (this.state != ProjectionState.FAILED) {
 				this.state = ProjectionState.STOPPED;
 			}
+			this.generation++;
 			cancelScheduled();
-			done = this.idle;
-			if (!this.inTick) {
-				done.complete(null);
-			}
-			ExecutorService lanePool = this.lanes;
-			if (lanePool != null) {
-				this.lanes = null;
-				done.whenComplete((ok, error) -> lanePool.shutdown());
-			}
+			done = inFlight();
+			lanePool = this.lanes;
+			this.lanes = null;
 		}
-		return done;
+		if (lanePool != null) {
+			done.whenComplete((ok, error) -> lanePool.shutdown());
+		}
+		return done.copy();
 	}
 
 	@Override
 	public void pause() {
 		synchronized (this) {
-			if (this.state == ProjectionState.RUNNING || this.state == ProjectionState.FAILING) {
+			if (active(this.state)) {
 				this.state = ProjectionState.PAUSED;
 				cancelScheduled();
 			}
@@ -227,33 +294,86 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 			if (this.state != ProjectionState.PAUSED) {
 				return;
 			}
-			this.state = ProjectionState.RUNNING;
+			this.state = this.failing.isEmpty() ? ProjectionState.RUNNING : ProjectionState.FAILING;
+			schedule(0);
 		}
-		schedule(0);
 	}
 
 	@Override
 	public CompletionStage<Void> reset(TagOffset to) {
-		return stop().thenCompose((ignored) -> TagOffset.START.equals(to) ? this.offsets.delete(this.id)
+		String invalid = invalidOffset(to);
+		if (invalid != null) {
+			return CompletableFuture.failedFuture(new IllegalArgumentException(invalid));
+		}
+		CompletableFuture<Void> done = new CompletableFuture<>();
+		synchronized (this) {
+			if (this.resetting != null) {
+				return CompletableFuture.failedFuture(
+						new IllegalStateException("projection " + this.id + " is being reset already"));
+			}
+			this.resetting = done;
+		}
+		stop().thenCompose((ignored) -> TagOffset.START.equals(to) ? this.offsets.delete(this.id)
 				: this.offsets.save(this.id, to)).thenCompose((ignored) -> {
 					synchronized (this) {
 						this.state = ProjectionState.STOPPED;
 					}
-					return start();
+					return startNow();
+				}).whenComplete((ok, error) -> {
+					synchronized (this) {
+						this.resetting = null;
+					}
+					if (error != null) {
+						done.completeExceptionally(Errors.unwrap(error));
+					}
+					else {
+						done.complete(null);
+					}
 				});
+		return done.copy();
+	}
+
+	/**
+	 * @param to an offset an operator asked to resume from
+	 * @return why this projection's source cannot resume from it, or {@code null} if it can
+	 */
+	private @Nullable String invalidOffset(TagOffset to) {
+		if (to.timestamp() < 0 || to.sequenceNr() < 0) {
+			return "projection '" + this.id.name() + "' cannot resume from " + to
+					+ ": time stamp and sequence number must not be negative";
+		}
+		String persistenceId = this.projection.persistenceId();
+		if (persistenceId == null) {
+			return null;
+		}
+		if (to.sequenceNr() == Long.MAX_VALUE) {
+			return "projection '" + this.id.name() + "' reads the events of " + persistenceId
+					+ " by sequence number and cannot resume after sequence number " + Long.MAX_VALUE
+					+ " (a time stamp does not apply to it: reset it to a sequence number)";
+		}
+		if (!to.persistenceId().isEmpty() && !to.persistenceId().equals(persistenceId)) {
+			return "projection '" + this.id.name() + "' reads the events of " + persistenceId + ", not of "
+					+ to.persistenceId();
+		}
+		return null;
 	}
 
 	@Override
 	public void skipCurrent() {
-		PersistentEvent<String> event = this.current;
-		if (event == null) {
-			return;
-		}
-		this.skipRequested = key(event);
-		if (this.state == ProjectionState.FAILED) {
-			synchronized (this) {
+		boolean restart;
+		synchronized (this) {
+			PersistentEvent<String> target = (this.state == ProjectionState.FAILED) ? this.stoppedAt
+					: this.failing.values().stream().findFirst().orElse(null);
+			if (target == null) {
+				return;
+			}
+			this.skipRequested = key(target);
+			restart = this.state == ProjectionState.FAILED;
+			if (restart) {
 				this.state = ProjectionState.STOPPED;
 			}
+		}
+		if (restart) {
 			start();
 		}
 	}
@@ -295,13 +415,14 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 	 */
 	public void wake(AppendResult result) {
 		ProjectionSource current = this.source;
-		if (this.state == ProjectionState.RUNNING && current != null && current.concerns(result)) {
+		if (active(this.state) && current != null && current.concerns(result)) {
 			schedule(0);
 		}
 	}
 
+	/** Schedules the next batch, unless one is in flight (its end schedules) or the projection is not active. */
 	private synchronized void schedule(long delayMillis) {
-		if (this.state != ProjectionState.RUNNING || this.inTick) {
+		if (!active(this.state) || this.batch != null || this.source == null) {
 			return;
 		}
 		cancelScheduled();
@@ -317,30 +438,53 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 
 	private void tick() {
 		ProjectionSource current;
+		CompletableFuture<Void> inFlight;
+		ExecutorService lanePool;
 		synchronized (this) {
-			if (this.state != ProjectionState.RUNNING || this.inTick || this.source == null) {
+			if (!active(this.state) || this.batch != null || this.source == null) {
 				return;
 			}
-			this.inTick = true;
-			this.handledInBatch = 0;
 			current = this.source;
+			inFlight = new CompletableFuture<>();
+			this.batch = inFlight;
+			this.batchGeneration = this.generation;
+			this.handledInBatch = 0;
+			lanePool = this.lanes;
 		}
-		ExecutorService lanePool = this.lanes;
-		current.poll()
-			.thenComposeAsync((batch) -> ((lanePool != null && batch.events().size() > 1)
-					? handleInLanes(batch.events(), lanePool) : handleFrom(batch.events(), 0))
-				.thenApply((ignored) -> batch), this.executor)
+		CompletionStage<ProjectionSource.Batch> polled;
+		try {
+			polled = current.poll();
+		}
+		catch (RuntimeException ex) {
+			polled = CompletableFuture.failedFuture(ex);
+		}
+		polled.thenComposeAsync((batch) -> ((lanePool != null && batch.events().size() > 1)
+				? handleInLanes(batch.events(), lanePool) : handleFrom(batch.events(), 0))
+			.thenApply((ignored) -> batch), this.executor)
 			.handle((batch, error) -> {
 				Throwable cause = (error != null) ? Errors.unwrap(error) : null;
 				return saveOffset(current).handle((saved, saveError) -> {
-					afterTick(batch, (cause != null) ? cause : (saveError != null) ? Errors.unwrap(saveError) : null);
+					afterTick(current, inFlight, batch,
+							(cause != null) ? cause : (saveError != null) ? Errors.unwrap(saveError) : null);
 					return null;
 				});
 			});
 	}
 
+	/** @return whether the batch in flight may go on with its next event or retry */
+	private boolean batchGoesOn() {
+		ProjectionState now = this.state;
+		return now != ProjectionState.STOPPED && now != ProjectionState.FAILED && this.generation == this.batchGeneration;
+	}
+
 	private CompletionStage<Void> saveOffset(ProjectionSource current) {
-		TagOffset next = current.offsetAfter(this.handledInBatch);
+		TagOffset next;
+		try {
+			next = current.offsetAfter(this.handledInBatch);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 		if (next.equals(this.offset)) {
 			return CompletableFuture.completedFuture(null);
 		}
@@ -351,50 +495,64 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 		});
 	}
 
-	private void afterTick(ProjectionSource.@Nullable Batch batch, @Nullable Throwable error) {
-		CompletableFuture<Void> done = null;
-		long next = -1;
-		synchronized (this) {
-			this.inTick = false;
-			if (error instanceof StopProjection) {
-				done = this.idle;
-			}
-			else if (error != null) {
-				this.lastError = "reading or storing the offset failed: " + error;
-				logger.warn("Projection {}: {}; retrying in {}", this.id, this.lastError, this.settings.pollInterval());
-				next = this.settings.pollInterval().toMillis();
-			}
-			else if (this.state != ProjectionState.RUNNING) {
-				done = this.idle;
-			}
-			else {
-				boolean more = batch != null && !batch.caughtUp();
-				boolean busy = batch != null && !batch.events().isEmpty();
-				Instant lastTimestamp = this.lastEventTimestamp;
-				// While events keep coming, how old the last handled one was when handled; idle means caught up.
-				this.lag = (busy && lastTimestamp != null) ? Duration.between(lastTimestamp, this.clock.instant())
-						: Duration.ZERO;
-				this.metrics.lag(this.lag);
-				if (batch != null && this.handledInBatch > 0) {
-					PersistentEvent<String> last = batch.events().get(Math.min(this.handledInBatch, batch.events().size()) - 1);
-					this.handledUpTo = new TagOffset(last.timestamp().toEpochMilli(), last.persistenceId(),
-							last.sequenceNr());
+	/**
+	 * Ends the batch in flight: after a failure other than a stop, the source has already moved past the
+	 * batch (and its unhandled tail), so reading starts again from the stored offset; whenever the projection
+	 * is active, the next batch is scheduled.
+	 */
+	private void afterTick(ProjectionSource current, CompletableFuture<Void> inFlight,
+			ProjectionSource.@Nullable Batch batch, @Nullable Throwable error) {
+		try {
+			synchronized (this) {
+				this.batch = null;
+				// What still counts as failing was abandoned with the batch; the next batch delivers it again.
+				this.failing.clear();
+				if (this.state == ProjectionState.FAILING) {
+					this.state = ProjectionState.RUNNING;
 				}
-				countLag(current(), batch != null && batch.caughtUp()
-						&& this.handledInBatch >= batch.events().size());
-				next = more ? 0 : this.settings.pollInterval().toMillis();
+				this.metrics.stalled(this.state == ProjectionState.FAILED);
+				long next = -1;
+				if (error instanceof StopProjection) {
+					// Stopped by a failure or a stop; a start meanwhile waited for this batch and schedules itself.
+					next = 0;
+				}
+				else if (error != null) {
+					this.lastError = "reading, dead-lettering or storing the offset failed: " + error;
+					logger.warn("Projection {}: {}; reading again from its stored offset in {}", this.id, this.lastError,
+							this.settings.pollInterval());
+					if (this.source == current) {
+						this.source = this.sources.apply(this.offset);
+						this.handledUpTo = null;
+					}
+					next = this.settings.pollInterval().toMillis();
+				}
+				else if (active(this.state)) {
+					next = afterBatch(batch);
+				}
+				if (next >= 0) {
+					schedule(next);
+				}
 			}
 		}
-		if (done != null) {
-			done.complete(null);
-		}
-		else if (next >= 0) {
-			schedule(next);
+		finally {
+			inFlight.complete(null);
 		}
 	}
 
-	private @Nullable ProjectionSource current() {
-		return this.source;
+	/** @return the delay before the next poll */
+	private long afterBatch(ProjectionSource.@Nullable Batch batch) {
+		boolean more = batch != null && !batch.caughtUp();
+		boolean busy = batch != null && !batch.events().isEmpty();
+		Instant lastTimestamp = this.lastEventTimestamp;
+		// While events keep coming, how old the last handled one was when handled; idle means caught up.
+		this.lag = (busy && lastTimestamp != null) ? Duration.between(lastTimestamp, this.clock.instant()) : Duration.ZERO;
+		this.metrics.lag(this.lag);
+		if (batch != null && this.handledInBatch > 0) {
+			PersistentEvent<String> last = batch.events().get(Math.min(this.handledInBatch, batch.events().size()) - 1);
+			this.handledUpTo = new TagOffset(last.timestamp().toEpochMilli(), last.persistenceId(), last.sequenceNr());
+		}
+		countLag(this.source, batch != null && batch.caughtUp() && this.handledInBatch >= batch.events().size());
+		return more ? 0 : this.settings.pollInterval().toMillis();
 	}
 
 	/** Zero when caught up; otherwise counted again at most every 2 s, off the poll's path. */
@@ -455,7 +613,7 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 	private CompletionStage<Void> runLane(List<PersistentEvent<String>> events, List<Integer> lane, int position,
 			boolean[] done, ExecutorService lanePool) {
 		int k = position;
-		while (k < lane.size() && this.state != ProjectionState.STOPPED && this.state != ProjectionState.FAILED) {
+		while (k < lane.size() && batchGoesOn()) {
 			int index = lane.get(k);
 			CompletableFuture<Void> stage = handleOne(events.get(index)).toCompletableFuture();
 			if (stage.isDone() && !stage.isCompletedExceptionally()) {
@@ -485,7 +643,7 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 
 	private CompletionStage<Void> handleFrom(List<PersistentEvent<String>> events, int index) {
 		int i = index;
-		while (i < events.size() && this.state != ProjectionState.STOPPED && this.state != ProjectionState.FAILED) {
+		while (i < events.size() && batchGoesOn()) {
 			CompletableFuture<Void> stage = handleOne(events.get(i)).toCompletableFuture();
 			if (stage.isDone() && !stage.isCompletedExceptionally()) {
 				// Completed on this (engine) thread: go on without a hop.
@@ -504,7 +662,6 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 	}
 
 	private CompletionStage<Void> handleOne(PersistentEvent<String> event) {
-		this.current = event;
 		if (this.parked.contains(event.persistenceId())) {
 			return deadLetter(event, "parked behind an earlier dead letter of " + event.persistenceId());
 		}
@@ -541,27 +698,34 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 		this.handled.incrementAndGet();
 		this.metrics.handled(Duration.ofNanos(System.nanoTime() - started));
 		this.lastEventTimestamp = event.timestamp();
-		endFailureSeries(event, "handled");
+		settled(event, "handled");
 	}
 
-	private void endFailureSeries(PersistentEvent<String> event, String how) {
-		if (this.failureSeries) {
-			this.failureSeries = false;
-			logger.error("Projection {}: failure series ended, {}#{} {}", this.id, event.persistenceId(),
-					event.sequenceNr(), how);
+	/**
+	 * The event no longer fails. The failure series ends (one log line, FAILING back to RUNNING, the stalled
+	 * meter back to 0) only when no other lane's event is still failing.
+	 */
+	private void settled(PersistentEvent<String> event, String how) {
+		if (!this.failureSeries) {
+			return;
 		}
 		synchronized (this) {
+			this.failing.remove(key(event));
+			if (!this.failing.isEmpty() || !this.failureSeries) {
+				return;
+			}
+			this.failureSeries = false;
 			if (this.state == ProjectionState.FAILING) {
 				this.state = ProjectionState.RUNNING;
 			}
+			this.metrics.stalled(this.state == ProjectionState.FAILED);
 		}
-		this.metrics.stalled(false);
+		logger.error("Projection {}: failure series ended, {}#{} {}", this.id, event.persistenceId(), event.sequenceNr(),
+				how);
 	}
 
 	private CompletionStage<Void> failed(PersistentEvent<String> event, int attempt, Throwable error) {
 		FailureAction action = decide(attempt);
-		// With lanes, another lane may have taken up an event since: skipCurrent must name the failing one.
-		this.current = event;
 		this.metrics.failure();
 		this.lastError = event.persistenceId() + "#" + event.sequenceNr() + ": " + error;
 		ProjectionFailure failure = new ProjectionFailure(this.id, event, error, attempt, action);
@@ -571,8 +735,19 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 		catch (RuntimeException hookError) {
 			logger.warn("Projection {}: the onFailure hook threw; ignored", this.id, hookError);
 		}
-		if (!this.failureSeries) {
+		boolean seriesStarts;
+		synchronized (this) {
+			this.failing.putIfAbsent(key(event), event);
+			seriesStarts = !this.failureSeries;
 			this.failureSeries = true;
+			if (action == FailureAction.RETRY) {
+				if (this.state == ProjectionState.RUNNING) {
+					this.state = ProjectionState.FAILING;
+				}
+				this.metrics.stalled(true);
+			}
+		}
+		if (seriesStarts) {
 			logger.error("Projection {}: failure series started at {}#{} ({}, attempt {}, next: {}): {}", this.id,
 					event.persistenceId(), event.sequenceNr(), this.settings.recoveryStrategy(), attempt, action,
 					error.toString());
@@ -583,14 +758,8 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 		}
 		switch (action) {
 			case RETRY:
-				synchronized (this) {
-					if (this.state == ProjectionState.RUNNING) {
-						this.state = ProjectionState.FAILING;
-					}
-				}
-				this.metrics.stalled(true);
 				return this.retries.after(this.settings.backoff(attempt)).thenComposeAsync((ignored) -> {
-					if (this.state == ProjectionState.STOPPED) {
+					if (!batchGoesOn()) {
 						return CompletableFuture.failedFuture(new StopProjection());
 					}
 					return attempt(event, attempt + 1);
@@ -598,7 +767,7 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 			case SKIP:
 				return deadLetter(event, error.toString());
 			default:
-				fail("stopped at " + event.persistenceId() + "#" + event.sequenceNr(), error);
+				fail("stopped at " + event.persistenceId() + "#" + event.sequenceNr(), error, event);
 				return CompletableFuture.failedFuture(new StopProjection());
 		}
 	}
@@ -612,12 +781,17 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 		};
 	}
 
-	private void fail(String what, Throwable error) {
+	/** Stops the projection at an event (the first lane to stop names it) or before reading. */
+	private void fail(String what, Throwable error, @Nullable PersistentEvent<String> event) {
 		synchronized (this) {
+			if (this.state == ProjectionState.FAILED) {
+				return;
+			}
 			this.state = ProjectionState.FAILED;
+			this.stoppedAt = event;
+			this.lastError = what + ": " + error;
 		}
 		this.metrics.stalled(true);
-		this.lastError = what + ": " + error;
 		logger.error("Projection {} {}; its cursor stays before the event (fix and restart, or skip it): {}", this.id,
 				what, error.toString());
 	}
@@ -637,7 +811,7 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 		}
 		logger.warn("Projection {}: {}#{} skipped as a dead letter: {}", this.id, event.persistenceId(),
 				event.sequenceNr(), error);
-		endFailureSeries(event, "skipped");
+		settled(event, "skipped");
 		return (this.deadLetters != null) ? this.deadLetters.add(letter) : CompletableFuture.completedFuture(null);
 	}
 

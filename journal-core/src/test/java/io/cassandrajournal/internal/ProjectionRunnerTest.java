@@ -1,0 +1,446 @@
+package io.cassandrajournal.internal;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.slf4j.LoggerFactory;
+
+import io.cassandrajournal.journal.PersistentEvent;
+import io.cassandrajournal.projection.DeadLetter;
+import io.cassandrajournal.projection.DeadLetterQueue;
+import io.cassandrajournal.projection.InMemoryDeadLetterQueue;
+import io.cassandrajournal.projection.InMemoryOffsetStore;
+import io.cassandrajournal.projection.Projection;
+import io.cassandrajournal.projection.ProjectionHandler;
+import io.cassandrajournal.projection.ProjectionSettings;
+import io.cassandrajournal.projection.ProjectionState;
+import io.cassandrajournal.projection.RecoveryStrategy;
+import io.cassandrajournal.projection.RetryScheduler;
+import io.cassandrajournal.query.TagFilter;
+import io.cassandrajournal.query.TagOffset;
+import io.cassandrajournal.serialization.JacksonEventSerializer;
+
+import static io.cassandrajournal.testing.Await.result;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The runner's batch and lane mechanics against a scripted source, an in-memory offset store and handlers
+ * steered by latches: no Cassandra. Every wait is bounded ({@link #BOUND}); nothing sleeps.
+ * <p>
+ * Lanes: with {@code concurrency 2}, persistenceId {@code "a"} (hash 97) runs in lane 1 and {@code "b"}
+ * (hash 98) in lane 0.
+ */
+class ProjectionRunnerTest {
+
+	private static final Duration BOUND = Duration.ofSeconds(5);
+
+	private final ScheduledExecutorService executor = Executors.newScheduledThreadPool(2);
+
+	private final InMemoryOffsetStore offsets = new InMemoryOffsetStore();
+
+	private final FlakyDeadLetterQueue deadLetters = new FlakyDeadLetterQueue();
+
+	private final ManualRetries retries = new ManualRetries();
+
+	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
+	private final List<String> handled = new CopyOnWriteArrayList<>();
+
+	private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+
+	private @Nullable ProjectionRunner<String> runner;
+
+	ProjectionRunnerTest() {
+		this.logs.start();
+		((Logger) LoggerFactory.getLogger(ProjectionRunner.class)).addAppender(this.logs);
+	}
+
+	@AfterEach
+	void close() {
+		((Logger) LoggerFactory.getLogger(ProjectionRunner.class)).detachAppender(this.logs);
+		if (this.runner != null) {
+			this.runner.stop();
+		}
+		this.retries.completeAll();
+		this.executor.shutdownNow();
+	}
+
+	private ProjectionRunner<String> runner(ScriptedSource.Log log, ProjectionSettings settings,
+			ProjectionHandler<String> handler) {
+		Projection<String> projection = Projection.byTag("view", TagFilter.tag("t"), String.class, handler,
+				settings.withPollInterval(Duration.ofMillis(20)));
+		this.runner = new ProjectionRunner<>(projection, log::from, this.offsets, this.deadLetters, (letter) -> {
+		}, new JacksonEventSerializer(), new ProjectionMetrics(this.meters, "view"), this.retries, this.executor,
+				Clock.systemUTC());
+		return this.runner;
+	}
+
+	private static String key(PersistentEvent<?> event) {
+		return event.persistenceId() + event.sequenceNr();
+	}
+
+	private long storedPosition() {
+		return result(this.offsets.load(this.runner.id())).map(TagOffset::timestamp).orElse(-1L);
+	}
+
+	private List<String> deadLettered() {
+		return this.deadLetters.stored.stream().map((letter) -> key(letter.event())).toList();
+	}
+
+	private double stalled() {
+		return this.meters.get("persistence.projection.stalled").gauge().value();
+	}
+
+	private long logLines(String containing) {
+		return this.logs.list.stream().filter((line) -> line.getFormattedMessage().contains(containing)).count();
+	}
+
+	// Hole 1: a non-stop failure in the middle of a batch.
+
+	@ParameterizedTest
+	@EnumSource(value = RecoveryStrategy.class, names = { "SKIP", "RETRY_AND_SKIP" })
+	void afterADeadLetterInsertFailedTheRestOfTheBatchIsStillHandled(RecoveryStrategy strategy) {
+		ScriptedSource.Log log = new ScriptedSource.Log(10).add("a", 1).add("a", 2).add("a", 3).add("a", 4).add("a", 5);
+		this.deadLetters.failNext(1);
+		ProjectionRunner<String> runner = runner(log,
+				ProjectionSettings.defaults().withRecoveryStrategy(strategy).withMaxRetries(1),
+				ProjectionHandler.blocking((event) -> {
+					if (event.sequenceNr() == 2) {
+						throw new IllegalStateException("bad event");
+					}
+					this.handled.add(key(event));
+				}));
+		result(runner.start());
+		await().atMost(BOUND).until(() -> deadLettered().contains("a2") && this.handled.contains("a5"));
+		assertThat(this.handled).containsSubsequence("a1", "a3", "a4", "a5");
+		await().atMost(BOUND).until(() -> storedPosition() == 5);
+		assertThat(runner.status().state()).isEqualTo(ProjectionState.RUNNING);
+	}
+
+	@Test
+	void afterAParkedDeadLetterInsertFailedTheOtherEntitiesAreStillHandled() {
+		ScriptedSource.Log log = new ScriptedSource.Log(10).add("a", 1).add("a", 2).add("b", 1).add("b", 2);
+		this.deadLetters.failWhen((letter) -> letter.event().persistenceId().equals("a")
+				&& letter.event().sequenceNr() == 2, 1);
+		ProjectionRunner<String> runner = runner(log,
+				ProjectionSettings.defaults().withRecoveryStrategy(RecoveryStrategy.SKIP).withParkAfterDeadLetter(true),
+				ProjectionHandler.blocking((event) -> {
+					if (event.persistenceId().equals("a") && event.sequenceNr() == 1) {
+						throw new IllegalStateException("bad event");
+					}
+					this.handled.add(key(event));
+				}));
+		result(runner.start());
+		await().atMost(BOUND).until(() -> deadLettered().contains("a2") && this.handled.contains("b2"));
+		assertThat(this.handled).containsExactly("b1", "b2");
+		assertThat(deadLettered()).contains("a1", "a2");
+		await().atMost(BOUND).until(() -> storedPosition() == 4);
+	}
+
+	// Hole 2: pause during a batch, resume, then stop or reset.
+
+	@Test
+	void stopAfterAPauseAndResumeWaitsForTheBatchInFlight() throws Exception {
+		ScriptedSource.Log log = new ScriptedSource.Log(1).add("a", 1).add("a", 2);
+		Gate gate = new Gate();
+		ProjectionRunner<String> runner = runner(log, ProjectionSettings.defaults(), gate.handler(this.handled));
+		result(runner.start());
+		gate.awaitEntered("a1");
+		runner.pause();
+		gate.release("a1");
+		await().atMost(BOUND).until(() -> storedPosition() == 1);
+		runner.resume();
+		gate.awaitEntered("a2");
+
+		CompletableFuture<Void> stopped = runner.stop().toCompletableFuture();
+		assertThat(stopped).as("stop waits for the handler in hand").isNotDone();
+		gate.release("a2");
+		result(stopped, BOUND);
+		assertThat(this.handled).containsExactly("a1", "a2");
+		assertThat(storedPosition()).as("the batch stored its offset before stop completed").isEqualTo(2);
+		assertThat(runner.status().state()).isEqualTo(ProjectionState.STOPPED);
+	}
+
+	@Test
+	void resetAfterAPauseAndResumeWaitsForTheBatchInFlightBeforeForgettingTheOffset() throws Exception {
+		ScriptedSource.Log log = new ScriptedSource.Log(1).add("a", 1).add("a", 2);
+		Gate gate = new Gate();
+		ProjectionRunner<String> runner = runner(log, ProjectionSettings.defaults(), gate.handler(this.handled));
+		result(runner.start());
+		gate.awaitEntered("a1");
+		runner.pause();
+		gate.release("a1");
+		await().atMost(BOUND).until(() -> storedPosition() == 1);
+		runner.resume();
+		gate.awaitEntered("a2");
+
+		CompletableFuture<Void> reset = runner.reset(TagOffset.START).toCompletableFuture();
+		assertThat(reset).isNotDone();
+		assertThat(storedPosition()).as("the offset is not deleted under the batch in flight").isEqualTo(1);
+		gate.openAll();
+		result(reset, BOUND);
+		await().atMost(BOUND).until(() -> this.handled.size() == 4);
+		assertThat(this.handled).containsExactly("a1", "a2", "a1", "a2");
+		await().atMost(BOUND).until(() -> storedPosition() == 2);
+	}
+
+	// Hole 5: start or skip while a FAILED batch is still finishing in another lane.
+
+	@Test
+	void startWhileAFailedBatchFinishesInAnotherLaneLeavesSomethingScheduled() throws Exception {
+		ScriptedSource.Log log = new ScriptedSource.Log(10).add("a", 1).add("b", 1);
+		AtomicBoolean broken = new AtomicBoolean(true);
+		Gate gate = new Gate();
+		ProjectionRunner<String> runner = runner(log,
+				ProjectionSettings.defaults().withRecoveryStrategy(RecoveryStrategy.FAIL).withConcurrency(2),
+				(event) -> {
+					if (event.persistenceId().equals("a") && broken.get()) {
+						throw new IllegalStateException("bad event");
+					}
+					return gate.handler(this.handled).handle(event);
+				});
+		gate.open("a1");
+		result(runner.start());
+		gate.awaitEntered("b1");
+		await().atMost(BOUND).until(() -> runner.status().state() == ProjectionState.FAILED);
+		broken.set(false);
+		CompletionStage<Void> started = runner.start();
+		gate.release("b1");
+		result(started, BOUND);
+		await().atMost(BOUND).until(() -> this.handled.contains("a1"));
+		log.add("b", 2);
+		gate.open("b2");
+		await().atMost(BOUND).until(() -> this.handled.contains("b2"));
+		assertThat(runner.status().state()).isEqualTo(ProjectionState.RUNNING);
+	}
+
+	@Test
+	void skipWhileAFailedBatchFinishesInAnotherLaneSkipsTheFailedEventAndContinues() throws Exception {
+		ScriptedSource.Log log = new ScriptedSource.Log(10).add("a", 1).add("b", 1);
+		Gate gate = new Gate();
+		ProjectionRunner<String> runner = runner(log,
+				ProjectionSettings.defaults().withRecoveryStrategy(RecoveryStrategy.FAIL).withConcurrency(2),
+				(event) -> {
+					if (event.persistenceId().equals("a")) {
+						throw new IllegalStateException("bad event");
+					}
+					return gate.handler(this.handled).handle(event);
+				});
+		result(runner.start());
+		gate.awaitEntered("b1");
+		await().atMost(BOUND).until(() -> runner.status().state() == ProjectionState.FAILED);
+		runner.skipCurrent();
+		gate.release("b1");
+		await().atMost(BOUND).until(() -> deadLettered().contains("a1"));
+		log.add("b", 2);
+		gate.open("b2");
+		await().atMost(BOUND).until(() -> this.handled.contains("b2"));
+		assertThat(deadLettered()).containsExactly("a1");
+		assertThat(runner.status().state()).isEqualTo(ProjectionState.RUNNING);
+	}
+
+	// Hole 6: lanes.
+
+	@Test
+	void aSuccessInOneLaneDoesNotEndAnotherLanesFailureSeries() throws Exception {
+		ScriptedSource.Log log = new ScriptedSource.Log(10).add("a", 1).add("b", 1).add("b", 2);
+		AtomicBoolean broken = new AtomicBoolean(true);
+		CountDownLatch aFailed = new CountDownLatch(1);
+		this.retries.manual = true;
+		ProjectionRunner<String> runner = runner(log,
+				ProjectionSettings.defaults().withMaxRetries(10).withConcurrency(2)
+					.withOnFailure((failure) -> aFailed.countDown()),
+				ProjectionHandler.blocking((event) -> {
+					if (event.persistenceId().equals("a") && broken.get()) {
+						throw new IllegalStateException("bad event");
+					}
+					if (event.persistenceId().equals("b")) {
+						aFailed.await(BOUND.toMillis(), TimeUnit.MILLISECONDS);
+					}
+					this.handled.add(key(event));
+				}));
+		result(runner.start());
+		await().atMost(BOUND).until(() -> this.handled.contains("b2") && this.retries.pending() == 1);
+		assertThat(runner.status().state()).as("lane a is still retrying").isEqualTo(ProjectionState.FAILING);
+		assertThat(stalled()).isEqualTo(1.0);
+		assertThat(logLines("failure series ended")).isZero();
+
+		broken.set(false);
+		this.retries.completeAll();
+		await().atMost(BOUND).until(() -> this.handled.contains("a1"));
+		await().atMost(BOUND).until(() -> runner.status().state() == ProjectionState.RUNNING);
+		assertThat(stalled()).isZero();
+		assertThat(logLines("failure series started")).isEqualTo(1);
+		assertThat(logLines("failure series ended")).isEqualTo(1);
+	}
+
+	@Test
+	void skipDuringFailingTargetsTheFailingEventNotAnotherLanesEvent() throws Exception {
+		ScriptedSource.Log log = new ScriptedSource.Log(10).add("a", 1).add("b", 1).add("b", 2);
+		CountDownLatch aFailed = new CountDownLatch(1);
+		Gate gate = new Gate();
+		this.retries.manual = true;
+		ProjectionRunner<String> runner = runner(log,
+				ProjectionSettings.defaults().withMaxRetries(10).withConcurrency(2)
+					.withOnFailure((failure) -> aFailed.countDown()),
+				(event) -> {
+					if (event.persistenceId().equals("a")) {
+						throw new IllegalStateException("bad event");
+					}
+					aFailed.await(BOUND.toMillis(), TimeUnit.MILLISECONDS);
+					return gate.handler(this.handled).handle(event);
+				});
+		gate.open("b1");
+		result(runner.start());
+		gate.awaitEntered("b2");
+		await().atMost(BOUND).until(() -> this.retries.pending() == 1);
+		assertThat(runner.status().state()).isEqualTo(ProjectionState.FAILING);
+
+		runner.skipCurrent();
+		this.retries.completeAll();
+		gate.release("b2");
+		await().atMost(BOUND).until(() -> deadLettered().contains("a1"));
+		await().atMost(BOUND).until(() -> storedPosition() == 3);
+		assertThat(deadLettered()).containsExactly("a1");
+		assertThat(this.handled).containsExactly("b1", "b2");
+		assertThat(runner.status().state()).isEqualTo(ProjectionState.RUNNING);
+	}
+
+	/** Lets a test hold a handler inside an event and release it. */
+	private static final class Gate {
+
+		private final java.util.Map<String, CountDownLatch> entered = new java.util.concurrent.ConcurrentHashMap<>();
+
+		private final java.util.Map<String, CountDownLatch> released = new java.util.concurrent.ConcurrentHashMap<>();
+
+		private volatile boolean allOpen;
+
+		private CountDownLatch latch(java.util.Map<String, CountDownLatch> latches, String key) {
+			return latches.computeIfAbsent(key, (k) -> new CountDownLatch(1));
+		}
+
+		ProjectionHandler<String> handler(List<String> handled) {
+			return ProjectionHandler.blocking((event) -> {
+				String key = key(event);
+				latch(this.entered, key).countDown();
+				if (!this.allOpen && !latch(this.released, key).await(BOUND.toMillis(), TimeUnit.MILLISECONDS)) {
+					throw new IllegalStateException("the test never released " + key);
+				}
+				handled.add(key);
+			});
+		}
+
+		void awaitEntered(String key) throws InterruptedException {
+			assertThat(latch(this.entered, key).await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("entered " + key).isTrue();
+		}
+
+		void release(String key) {
+			latch(this.released, key).countDown();
+		}
+
+		void open(String key) {
+			release(key);
+		}
+
+		void openAll() {
+			this.allOpen = true;
+			this.released.values().forEach(CountDownLatch::countDown);
+		}
+
+	}
+
+	/** Retries that continue at once, or (once {@code manual}) wait until the test completes them. */
+	private static final class ManualRetries implements RetryScheduler {
+
+		private final Queue<CompletableFuture<Void>> waiting = new ConcurrentLinkedQueue<>();
+
+		private volatile boolean manual;
+
+		@Override
+		public CompletionStage<Void> after(Duration delay) {
+			if (!this.manual) {
+				return CompletableFuture.completedFuture(null);
+			}
+			CompletableFuture<Void> retry = new CompletableFuture<>();
+			this.waiting.add(retry);
+			return retry;
+		}
+
+		int pending() {
+			return (int) this.waiting.stream().filter((retry) -> !retry.isDone()).count();
+		}
+
+		void completeAll() {
+			CompletableFuture<Void> retry;
+			while ((retry = this.waiting.poll()) != null) {
+				retry.complete(null);
+			}
+		}
+
+	}
+
+	/** An in-memory dead-letter queue whose inserts fail on demand (Cassandra down). */
+	private static final class FlakyDeadLetterQueue implements DeadLetterQueue {
+
+		final List<DeadLetter> stored = new CopyOnWriteArrayList<>();
+
+		private final InMemoryDeadLetterQueue delegate = new InMemoryDeadLetterQueue();
+
+		private volatile Predicate<DeadLetter> failing = (letter) -> false;
+
+		private final AtomicInteger failures = new AtomicInteger();
+
+		void failNext(int count) {
+			failWhen((letter) -> true, count);
+		}
+
+		void failWhen(Predicate<DeadLetter> which, int count) {
+			this.failures.set(count);
+			this.failing = which;
+		}
+
+		@Override
+		public CompletionStage<Void> add(DeadLetter deadLetter) {
+			if (this.failing.test(deadLetter) && this.failures.getAndDecrement() > 0) {
+				return CompletableFuture.failedFuture(new IllegalStateException("dead-letter table unavailable"));
+			}
+			this.stored.add(deadLetter);
+			return this.delegate.add(deadLetter);
+		}
+
+		@Override
+		public CompletionStage<List<DeadLetter>> list(String projectionName, int limit) {
+			return this.delegate.list(projectionName, limit);
+		}
+
+		@Override
+		public CompletionStage<Void> remove(DeadLetter deadLetter) {
+			return this.delegate.remove(deadLetter);
+		}
+
+	}
+
+}
