@@ -10,6 +10,9 @@ import org.springframework.web.bind.annotation.RestController;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+
 import io.cassandrajournal.entity.EntityState;
 import io.cassandrajournal.sample.readmodel.AccountBalanceRepository;
 import io.cassandrajournal.sample.readmodel.StatementRepository;
@@ -33,9 +36,10 @@ public class AccountController {
 	}
 
 	/**
-	 * @param amount a positive whole amount
+	 * @param amount a positive whole amount, as a JSON integer that fits in a signed 64-bit number; read as a tree
+	 * so that a fraction, an exponent or a string is rejected instead of being coerced
 	 */
-	public record AmountRequest(long amount) {
+	public record AmountRequest(@Nullable JsonNode amount) {
 	}
 
 	/**
@@ -53,17 +57,17 @@ public class AccountController {
 	@PostMapping("/accounts/{id}")
 	@ResponseStatus(HttpStatus.CREATED)
 	public AccountView open(@PathVariable String id) {
-		return AccountView.of(id, this.service.open(id));
+		return AccountView.of(id, this.service.open(AccountIds.check(id)));
 	}
 
 	@PostMapping("/accounts/{id}/deposits")
 	public AccountView deposit(@PathVariable String id, @RequestBody AmountRequest request) {
-		return AccountView.of(id, this.service.deposit(id, positive(request)));
+		return AccountView.of(id, this.service.deposit(AccountIds.check(id), Amounts.positive(request)));
 	}
 
 	@PostMapping("/accounts/{id}/withdrawals")
 	public AccountView withdraw(@PathVariable String id, @RequestBody AmountRequest request) {
-		return AccountView.of(id, this.service.withdraw(id, positive(request)));
+		return AccountView.of(id, this.service.withdraw(AccountIds.check(id), Amounts.positive(request)));
 	}
 
 	/**
@@ -109,13 +113,6 @@ public class AccountController {
 	 * @param at when it happened
 	 */
 	public record StatementLine(long sequenceNr, String kind, long amount, String at) {
-	}
-
-	private static long positive(AmountRequest request) {
-		if (request.amount() <= 0) {
-			throw new IllegalArgumentException("amount must be a positive whole number, was " + request.amount());
-		}
-		return request.amount();
 	}
 
 }

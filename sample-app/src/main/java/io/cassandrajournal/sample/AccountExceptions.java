@@ -41,4 +41,27 @@ public final class AccountExceptions {
 
 	}
 
+	/** The amount is not a positive whole number that fits (422). */
+	public static class InvalidAmount extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		public InvalidAmount(String message) {
+			super(message);
+		}
+
+	}
+
+	/** The deposit would take the balance past the largest amount an account can hold (422). */
+	public static class BalanceLimit extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		public BalanceLimit(String id, long balance, long amount) {
+			super("Account '" + id + "' has a balance of " + balance + "; depositing " + amount
+					+ " would exceed the largest balance, " + Long.MAX_VALUE);
+		}
+
+	}
+
 }

@@ -37,6 +37,10 @@ public class AccountService {
 	public EntityState<Account.State> deposit(String id, long amount) {
 		return join(this.accounts.execute(Account.persistenceId(id), (current) -> {
 			requireOpen(id, current);
+			long balance = current.state().balance();
+			if (balance > Long.MAX_VALUE - amount) {
+				throw new AccountExceptions.BalanceLimit(id, balance, amount);
+			}
 			return List.of(new AccountEvent.Deposited(amount));
 		})).state();
 	}

@@ -67,8 +67,13 @@ class BankApplicationIT {
 		assertThat(overdraw.status()).isEqualTo(422);
 		assertThat(overdraw.contentType()).contains("problem+json");
 		assertThat(overdraw.body()).containsEntry("title", "Insufficient funds");
-		assertThat(post("/accounts/it-1/deposits", "{\"amount\": -5}").status()).isEqualTo(400);
-		assertThat(post("/accounts/it-1/deposits", "{\"amount\": \"ten\"}").status()).isEqualTo(400);
+		for (String amount : List.of("-5", "0", "\"ten\"", "\"10\"", "2.5", "2.0", "1e3", "null", "[1]", "{}",
+				"9223372036854775808", "99999999999999999999999")) {
+			Response rejected = post("/accounts/it-1/deposits", "{\"amount\": " + amount + "}");
+			assertThat(rejected.status()).as("amount " + amount).isEqualTo(422);
+			assertThat(rejected.contentType()).contains("problem+json");
+		}
+		assertThat(post("/accounts/it-1/deposits", "{}").status()).as("missing amount").isEqualTo(422);
 		assertThat(post("/accounts/it-1/deposits", "{not json").status()).isEqualTo(400);
 		assertThat(post("/accounts/nobody/deposits", "{\"amount\": 5}").status()).isEqualTo(404);
 		assertThat(get("/accounts/nobody").status()).isEqualTo(404);
@@ -78,7 +83,17 @@ class BankApplicationIT {
 		assertThat((Map<Object, Object>) statement.get(1)).containsEntry("kind", "deposited").containsEntry("amount", 25);
 		assertThat((Map<Object, Object>) statement.get(2)).containsEntry("kind", "withdrawn").containsEntry("amount", 10);
 
-		assertThat(output.getAll()).as("bad requests are answered, not logged as errors with stack traces")
+		assertThat(post("/accounts/it-max", "").status()).isEqualTo(201);
+		assertThat(post("/accounts/it-max/deposits", "{\"amount\": 9223372036854775807}").body())
+			.containsEntry("balance", Long.MAX_VALUE);
+		Response overflow = post("/accounts/it-max/deposits", "{\"amount\": 1}");
+		assertThat(overflow.status()).as("a deposit past the largest balance").isEqualTo(422);
+		assertThat(overflow.body()).containsEntry("title", "Balance limit");
+		assertThat(this.session.execute("SELECT max_sequence_nr FROM bank.metadata WHERE persistence_id = 'account-it-max'")
+			.one()
+			.getLong(0)).as("nothing appended for the rejected deposit").isEqualTo(2);
+
+				assertThat(output.getAll()).as("bad requests are answered, not logged as errors with stack traces")
 			.doesNotContain("\tat io.cassandrajournal")
 			.doesNotContain("ERROR");
 
@@ -97,8 +112,14 @@ class BankApplicationIT {
 			.POST(HttpRequest.BodyPublishers.ofString("{\"accounts\": 50, \"operations\": 5000, \"concurrency\": 8}"))
 			.build();
 		HttpResponse<String> response = this.client.send(load, HttpResponse.BodyHandlers.ofString());
-		assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-		System.out.println("load: " + response.body());
+		assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
+		// The run goes on in the background; GET /load shows its progress. 5,000 commands take 10-40 s here.
+		await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
+			.until(() -> "COMPLETED".equals(get("/load").body().get("state")));
+		Map<String, Object> run = get("/load").body();
+		System.out.println("load: " + run);
+		assertThat(((Number) run.get("completed")).longValue()).isEqualTo(5000);
+		assertThat(((Number) run.get("failed")).longValue()).isZero();
 		Map<String, Long> journalFold = new HashMap<>();
 		for (int i = 0; i < 50; i++) {
 			String pid = "account-load-" + i;
@@ -128,6 +149,19 @@ class BankApplicationIT {
 			.isGreaterThanOrEqualTo(appendsBefore + 5000 - 1000);
 		assertThat(meter("persistence_projection_events_handled_total{application=\"bank-sample\",projection=\"balances\"}"))
 			.as("projection meter moved under load").isGreaterThan(handledBefore + 3000);
+	}
+
+	@Test
+	void theLoadGeneratorRefusesRunsOutOfBounds() throws Exception {
+		for (String body : List.of("{\"accounts\": 2147483647, \"operations\": 10, \"concurrency\": 1}",
+				"{\"accounts\": 10, \"operations\": 1000001, \"concurrency\": 1}",
+				"{\"accounts\": 10, \"operations\": 10, \"concurrency\": 65}",
+				"{\"accounts\": 0, \"operations\": 10, \"concurrency\": 1}",
+				"{\"accounts\": 10, \"operations\": -1, \"concurrency\": 1}")) {
+			Response refused = post("/load", body);
+			assertThat(refused.status()).as(body).isEqualTo(400);
+			assertThat(refused.contentType()).contains("problem+json");
+		}
 	}
 
 	/** Reads one sample from /actuator/prometheus; 0 when absent. */
