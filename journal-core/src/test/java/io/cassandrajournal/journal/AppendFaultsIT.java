@@ -24,6 +24,7 @@ import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.testing.AccountEvent;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testing.AccountEvent.Opened;
+import io.cassandrajournal.testing.CountingSession;
 import io.cassandrajournal.testing.FaultInjectingSession;
 import io.cassandrajournal.testing.SettableClock;
 import io.cassandrajournal.testsupport.CassandraTest;
@@ -159,6 +160,33 @@ class AppendFaultsIT {
 		faults.heal();
 		result(journal.append(id, 1, List.of(EventToAppend.of(new Deposited(1)))));
 		assertThat(result(journal.highestSequenceNr(id))).isEqualTo(2);
+	}
+
+	@Test
+	void theSuccessPathSendsNoMoreRequestsThanClaimBatchesAndIdRow() {
+		CountingSession counting = new CountingSession(this.session);
+		CassandraJournal journal = CassandraJournal.create(counting.session(), this.options,
+				new JacksonEventSerializer());
+		String id = newId();
+		counting.takeCount();
+		result(journal.append(id, 0, List.of(EventToAppend.of(new Opened(), "a", "b"))));
+		assertThat(counting.takeCount()).as("claim, events batch, one batch per tag, id row").isEqualTo(5);
+		result(journal.append(id, 1, List.of(EventToAppend.of(new Deposited(1), "a"), EventToAppend.of(new Deposited(2)))));
+		assertThat(counting.takeCount()).as("claim, events batch, one tag batch").isEqualTo(3);
+	}
+
+	@Test
+	void withoutLightweightTransactionsAWriteThatMayHaveAppliedIsReportedUncertain() {
+		FaultInjectingSession faults = new FaultInjectingSession(this.session);
+		CassandraJournal journal = CassandraJournal.create(faults.session(),
+				this.options.withLightweightTransactions(false), new JacksonEventSerializer());
+		String id = newId();
+		faults.applyThenTimeOut(writesTo("events"), Integer.MAX_VALUE);
+		assertThatExceptionOfType(JournalWriteUncertainException.class)
+			.isThrownBy(() -> result(journal.append(id, 0, List.of(EventToAppend.of(new Opened())))))
+			.satisfies((ex) -> assertThat(ex.lastSequenceNr()).isEqualTo(1));
+		faults.heal();
+		assertThat(eventPayload(id, 1)).as("applied despite the timeout").isEqualTo("{\"kind\":\"opened\"}");
 	}
 
 	// Issue 12, item 3: a timed-out claim credited to the wrong writer.
