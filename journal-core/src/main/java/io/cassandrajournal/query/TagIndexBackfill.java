@@ -4,24 +4,41 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 
 import io.cassandrajournal.CassandraJournalOptions;
-import io.cassandrajournal.internal.TagPartitions;
 import io.cassandrajournal.internal.JournalTables;
 import io.cassandrajournal.internal.SchemaManager;
+import io.cassandrajournal.internal.TagPartitions;
 import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.PersistentEvent;
 
 /**
- * Writes the tag index rows (in the configured layout, bucketed or not) of events appended while the tag index was off. Walks every
- * persistenceId and replays its events; each tag row is an upsert of the same primary key the journal would
- * have written, so running it twice, or over events that are already indexed, creates no duplicates. Safe
- * to run while the application appends (new appends index themselves once {@code useTagIndex} is on).
+ * Writes the tag index rows (in the configured layout, bucketed or not) of events appended while the tag
+ * index was off. Walks every persistenceId and replays its events; each tag row is an upsert of the same
+ * primary key the journal would have written, so running it twice, or over events that are already indexed,
+ * creates no duplicates. Safe to run while the application appends (new appends index themselves once
+ * {@code useTagIndex} is on).
+ * <p>
+ * Load and memory are bounded: one persistenceId at a time, its events replayed {@value #EVENTS_PER_CHUNK}
+ * at a time, and at most {@value #MAX_IN_FLIGHT_WRITES} event writes (each one unlogged batch per tag
+ * partition of the event) in flight at once.
  */
 public final class TagIndexBackfill {
+
+	/**
+	 * Event writes in flight at once: enough to keep a few coordinators busy without queueing thousands of
+	 * requests on the driver's connections (the append path of a busy application shares them).
+	 */
+	static final int MAX_IN_FLIGHT_WRITES = 8;
+
+	/** Events replayed and held per round of writes. */
+	static final int EVENTS_PER_CHUNK = 500;
+
+	private static final int IDS_PER_PAGE = 100;
 
 	private final CassandraJournal journal;
 
@@ -50,28 +67,60 @@ public final class TagIndexBackfill {
 	}
 
 	private CompletionStage<Void> page(String afterId, AtomicLong rows) {
-		return this.journal.persistenceIds(afterId, 100).thenCompose((ids) -> {
+		return this.journal.persistenceIds(afterId, IDS_PER_PAGE).thenCompose((ids) -> {
 			CompletionStage<Void> chain = CompletableFuture.completedFuture(null);
 			for (String id : ids) {
 				chain = chain.thenCompose((ignored) -> index(id, rows));
 			}
-			return (ids.size() < 100) ? chain : chain.thenCompose((ignored) -> page(ids.get(ids.size() - 1), rows));
+			return (ids.size() < IDS_PER_PAGE) ? chain
+					: chain.thenCompose((ignored) -> page(ids.get(ids.size() - 1), rows));
 		});
 	}
 
 	private CompletionStage<Void> index(String persistenceId, AtomicLong rows) {
-		List<CompletableFuture<?>> writes = new ArrayList<>();
-		return this.journal.replayRaw(persistenceId, 1, Long.MAX_VALUE, (PersistentEvent<String> event) -> {
+		// Up to the head read now: events appended later index themselves.
+		return this.journal.highestSequenceNr(persistenceId).thenCompose((head) -> chunk(persistenceId, 1, head, rows));
+	}
+
+	private CompletionStage<Void> chunk(String persistenceId, long from, long head, AtomicLong rows) {
+		if (from > head) {
+			return CompletableFuture.completedFuture(null);
+		}
+		long to = Math.min(head, from + EVENTS_PER_CHUNK - 1);
+		List<List<TagPartitions.TagRow>> writes = new ArrayList<>();
+		return this.journal.replayRaw(persistenceId, from, to, (PersistentEvent<String> event) -> {
 			List<TagPartitions.TagRow> tagRows = new ArrayList<>(event.tags().size());
 			for (String tag : event.tags()) {
 				tagRows.add(new TagPartitions.TagRow(tag, event.timestamp().toEpochMilli(), event.persistenceId(),
 						event.sequenceNr(), event.payload(), event.tags()));
 			}
 			if (!tagRows.isEmpty()) {
-				writes.add(this.partitions.write(tagRows).toCompletableFuture());
-				rows.addAndGet(tagRows.size());
+				writes.add(tagRows);
 			}
-		}).thenCompose((last) -> CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)));
+		}).thenCompose((last) -> writeWindowed(writes, rows))
+			.thenCompose((ignored) -> chunk(persistenceId, to + 1, head, rows));
+	}
+
+	/** Writes with {@link #MAX_IN_FLIGHT_WRITES} lanes, each taking the next write when its last one is done. */
+	private CompletionStage<Void> writeWindowed(List<List<TagPartitions.TagRow>> writes, AtomicLong rows) {
+		AtomicInteger next = new AtomicInteger();
+		CompletableFuture<?>[] lanes = new CompletableFuture<?>[Math.min(MAX_IN_FLIGHT_WRITES, writes.size())];
+		for (int i = 0; i < lanes.length; i++) {
+			lanes[i] = lane(writes, next, rows).toCompletableFuture();
+		}
+		return CompletableFuture.allOf(lanes);
+	}
+
+	private CompletionStage<Void> lane(List<List<TagPartitions.TagRow>> writes, AtomicInteger next, AtomicLong rows) {
+		int index = next.getAndIncrement();
+		if (index >= writes.size()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		List<TagPartitions.TagRow> write = writes.get(index);
+		return this.partitions.write(write).thenCompose((ignored) -> {
+			rows.addAndGet(write.size());
+			return lane(writes, next, rows);
+		});
 	}
 
 }
