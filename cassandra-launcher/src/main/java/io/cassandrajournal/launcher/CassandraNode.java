@@ -52,6 +52,9 @@ public final class CassandraNode implements AutoCloseable {
 
 	private boolean closed;
 
+	/** Above 0: the JVM's exit waits this long for the node's owner to close it. */
+	private volatile long ownerGraceNanos;
+
 	CassandraNode(NodeSpec spec) {
 		this.spec = spec;
 	}
@@ -108,7 +111,7 @@ public final class CassandraNode implements AutoCloseable {
 				throw new CassandraLaunchException("Cassandra node " + describe() + " exited with code "
 						+ this.process.exitValue() + " during start-up.\n" + logTailSection());
 			}
-			if (CqlProbe.answers(address, 1000)) {
+			if (CqlProbe.answers(address, 1000, this.spec.clientEncryption() != null)) {
 				return;
 			}
 			sleep(200);
@@ -266,7 +269,26 @@ public final class CassandraNode implements AutoCloseable {
 		return "CassandraNode[" + describe() + ", dir=" + this.spec.directory() + "]";
 	}
 
+	/**
+	 * Hands this node's shutdown at JVM exit to its owner. Without it, the launcher's JVM shutdown hook closes the
+	 * node at once - while the application's own shutdown hook may still be saving cursors and finishing appends
+	 * (JVM shutdown hooks run concurrently). After this call the hook first waits, up to {@code grace}, for the
+	 * owner to {@link #close()} the node (an application closes it once its contexts have closed), and only then
+	 * closes it itself.
+	 * @param grace how long the JVM's exit may wait for the owner
+	 */
+	public void deferShutdownToOwner(Duration grace) {
+		this.ownerGraceNanos = grace.toNanos();
+	}
+
 	private static void shutdownAll() {
+		long deadline = System.nanoTime();
+		for (CassandraNode node : new ArrayList<>(RUNNING)) {
+			deadline = Math.max(deadline, System.nanoTime() + node.ownerGraceNanos);
+		}
+		while (System.nanoTime() < deadline && RUNNING.stream().anyMatch((node) -> node.ownerGraceNanos > 0)) {
+			sleep(100);
+		}
 		for (CassandraNode node : new ArrayList<>(RUNNING)) {
 			try {
 				node.close();
@@ -309,6 +331,8 @@ public final class CassandraNode implements AutoCloseable {
 		private Duration startupTimeout = Duration.ofMinutes(2);
 
 		private boolean passwordAuthentication;
+
+		private NodeSpec.ClientEncryption clientEncryption;
 
 		private String clusterName = "cassandra-journal";
 
@@ -410,6 +434,18 @@ public final class CassandraNode implements AutoCloseable {
 		}
 
 		/**
+		 * Turns on TLS for client connections (the native transport accepts nothing else).
+		 * @param keystore a JKS keystore with the node's private key and certificate
+		 * @param password its password (also the key's)
+		 * @return this builder
+		 */
+		public Builder clientEncryption(Path keystore, String password) {
+			this.clientEncryption = new NodeSpec.ClientEncryption(Objects.requireNonNull(keystore, "keystore"),
+					Objects.requireNonNull(password, "password"));
+			return this;
+		}
+
+		/**
 		 * @param javaHome a JDK 11 or 17 to run the node with; default: {@code CASSANDRA_JAVA_HOME}, else
 		 * the running JDK when it is 11 or 17
 		 * @return this builder
@@ -446,7 +482,8 @@ public final class CassandraNode implements AutoCloseable {
 					: JavaRuntime.resolveJavaExecutable();
 			return new NodeSpec(this.clusterName, this.host, nativePortResolved, storagePortResolved, resolvedSeeds,
 					this.initialToken, resolvedDir.toAbsolutePath(), temporary, this.initialHeap, this.maxHeap,
-					this.commitLogMode, this.ringDelay, this.passwordAuthentication, this.startupTimeout, java);
+					this.commitLogMode, this.ringDelay, this.passwordAuthentication, this.startupTimeout, java,
+					this.clientEncryption);
 		}
 
 		private static int checkPort(int port, String name) {

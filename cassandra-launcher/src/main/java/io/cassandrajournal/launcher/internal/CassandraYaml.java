@@ -57,6 +57,14 @@ final class CassandraYaml {
 			.append(spec.passwordAuthentication() ? "PasswordAuthenticator" : "AllowAllAuthenticator")
 			.append('\n');
 		yaml.append("authorizer: AllowAllAuthorizer\n");
+		if (spec.clientEncryption() != null) {
+			yaml.append("client_encryption_options:\n");
+			yaml.append("  enabled: true\n");
+			yaml.append("  optional: false\n");
+			yaml.append("  keystore: ").append(spec.clientEncryption().keystore().toAbsolutePath()).append('\n');
+			yaml.append("  keystore_password: \"").append(spec.clientEncryption().password().replace("\"", "\\\"")).append("\"\n");
+			yaml.append("  require_client_auth: false\n");
+		}
 		return yaml.toString();
 	}
 

@@ -24,11 +24,27 @@ import io.cassandrajournal.launcher.CommitLogMode;
  * {@code cassandra})
  * @param startupTimeout how long {@code start()} waits for CQL to answer
  * @param javaExecutable the java binary of the child JVM
+ * @param clientEncryption TLS for client connections, or {@code null} for plain connections
  */
 public record NodeSpec(String clusterName, String host, int nativePort, int storagePort, String seeds,
 		String initialToken, Path directory, boolean temporary, String initialHeap, String maxHeap,
 		CommitLogMode commitLogMode, Duration ringDelay, boolean passwordAuthentication, Duration startupTimeout,
-		Path javaExecutable) {
+		Path javaExecutable, ClientEncryption clientEncryption) {
+
+	/**
+	 * TLS on the native transport: every client must use it.
+	 *
+	 * @param keystore a JKS keystore holding the node's key and certificate (chain)
+	 * @param password the keystore's password (also the key's)
+	 */
+	public record ClientEncryption(Path keystore, String password) {
+
+		@Override
+		public String toString() {
+			return "ClientEncryption[keystore=" + this.keystore + "]";
+		}
+
+	}
 
 	public Path logFile() {
 		return this.directory.resolve("logs").resolve("system.log");

@@ -5,14 +5,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.SpringApplication;
 
 import io.cassandrajournal.launcher.CassandraNode;
 
 /**
  * The embedded node of this JVM: at most one, started on first request and reused by every application
- * context of the JVM (tests start several). Stopped by the launcher's shutdown hook when the JVM exits:
- * {@code SIGTERM} for a persistent directory (Cassandra drains), kill and wipe for a temporary one. It also
- * dies on its own within seconds if this JVM is killed.
+ * context of the JVM (tests start several). Stopped when the JVM exits, after Spring Boot's shutdown hook has
+ * closed every application context (so cursors are saved and appends in flight finish first): {@code SIGTERM} for
+ * a persistent directory (Cassandra drains), kill and wipe for a temporary one. It also dies on its own within
+ * seconds if this JVM is killed.
  */
 public final class EmbeddedCassandra {
 
@@ -48,6 +50,11 @@ public final class EmbeddedCassandra {
 			}
 			CassandraNode started = builder.build();
 			started.start();
+			// Stop the node only after every application context has closed (cursors saved, appends finished):
+			// Spring Boot's shutdown hook runs its handlers after closing the contexts; the launcher's own hook waits
+			// for that, up to a minute, instead of stopping the node while the application is still closing.
+			started.deferShutdownToOwner(Duration.ofMinutes(1));
+			SpringApplication.getShutdownHandlers().add(started::close);
 			node = started;
 		}
 		return node.contactPoint();

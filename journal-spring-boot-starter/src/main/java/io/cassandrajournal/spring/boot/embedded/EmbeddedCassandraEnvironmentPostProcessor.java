@@ -1,6 +1,8 @@
 package io.cassandrajournal.spring.boot.embedded;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -9,6 +11,7 @@ import java.util.Map;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import org.apache.commons.logging.Log;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.context.config.ConfigDataEnvironmentPostProcessor;
@@ -23,10 +26,12 @@ import io.cassandrajournal.internal.CqlNames;
 
 /**
  * With {@code journal.cassandra.embedded.enabled=true}: if nothing answers CQL on the configured contact
- * point (journal's, else Spring Boot's, else {@code 127.0.0.1:9042}), starts a real Cassandra node there
+ * point (journal's, else Spring Boot's, else {@code 127.0.0.1:9042}) and every configured contact point is a
+ * loopback address, starts a real Cassandra node there
  * through the project's launcher, creates the configured keyspace on it, and points
  * {@code spring.cassandra.*} (and {@code journal.cassandra.*} when set) at it. Runs after the application's
- * configuration files are read and before any bean is created.
+ * configuration files are read and before any bean is created. With a contact point elsewhere (a real
+ * cluster) it does nothing: an outage then fails as it would without the embedded node.
  */
 public final class EmbeddedCassandraEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
 
@@ -66,6 +71,15 @@ public final class EmbeddedCassandraEnvironmentPostProcessor implements Environm
 				: 9042;
 		int port = environment.getProperty("journal.cassandra.embedded.port", Integer.class, configuredPort);
 
+		List<String> configured = !journalPoints.isEmpty() ? journalPoints : springPoints;
+		String remote = firstNonLoopback(configured);
+		if (remote != null) {
+			// Never replace a real cluster: an outage of a remote contact point must fail as it would without the
+			// embedded node, not switch the application to an empty local database.
+			this.logger.info("journal.cassandra.embedded.enabled is set but the contact point " + remote + " is not a "
+					+ "loopback address: no embedded node is started (it only stands in for 127.0.0.1 / localhost)");
+			return;
+		}
 		InetSocketAddress contactPoint;
 		if (port != 0 && EmbeddedCassandra.answers(host, port)) {
 			this.logger.info("Cassandra already answers on " + host + ":" + port + "; not starting an embedded node");
@@ -96,6 +110,44 @@ public final class EmbeddedCassandraEnvironmentPostProcessor implements Environm
 			properties.put("journal.cassandra.local-datacenter", "datacenter1");
 		}
 		environment.getPropertySources().addFirst(new MapPropertySource("journalEmbeddedCassandra", properties));
+	}
+
+	/**
+	 * @param contactPoints {@code host[:port]} entries
+	 * @return the first entry whose host is not a loopback address (a name that does not resolve counts as not
+	 * loopback), or {@code null} when every one is loopback (an empty list means the default 127.0.0.1:9042)
+	 */
+	static @Nullable String firstNonLoopback(List<String> contactPoints) {
+		for (String point : contactPoints) {
+			String host = point.trim();
+			if (host.startsWith("[") && host.contains("]")) {
+				host = host.substring(1, host.indexOf(']'));
+			}
+			else if (host.indexOf(':') == host.lastIndexOf(':') && host.contains(":")) {
+				host = host.substring(0, host.indexOf(':'));
+			}
+			if (!isLoopback(host)) {
+				return point;
+			}
+		}
+		return null;
+	}
+
+	private static boolean isLoopback(String host) {
+		if (host.isEmpty()) {
+			return false;
+		}
+		try {
+			for (InetAddress address : InetAddress.getAllByName(host)) {
+				if (!address.isLoopbackAddress()) {
+					return false;
+				}
+			}
+			return true;
+		}
+		catch (UnknownHostException ex) {
+			return false;
+		}
 	}
 
 	private void createKeyspace(ConfigurableEnvironment environment, InetSocketAddress contactPoint) {
