@@ -165,6 +165,34 @@ class DeleteToIT {
 	}
 
 	@Test
+	void aDeleteThatFailsBeforeTheEventsLeavesThemReplayableAndARetryFinishesIt() {
+		FaultInjectingSession faults = new FaultInjectingSession(session());
+		CassandraJournal faulty = CassandraJournal.create(faults.session(), this.options, new JacksonEventSerializer());
+		CassandraReadJournal query = CassandraReadJournal.create(faulty, session(), this.options,
+				new JacksonEventSerializer());
+		String tag = "retried-" + System.nanoTime();
+		String id = newId();
+		result(faulty.append(id, 0, deposits(4, tag)));
+
+		faults.failStatementsStartingWith("DELETE FROM " + this.keyspace.name() + "." + this.options.eventsTable() + " ");
+		assertThatExceptionOfType(JournalUnavailableException.class).isThrownBy(() -> result(faulty.deleteTo(id, 3)))
+			.withMessageContaining(id);
+		faults.heal();
+		assertThat(faults.injected()).as("the events delete failed").isPositive();
+		// Tag rows go first: the index no longer shows them, replay still does, and no mark claims the deletion.
+		assertThat(replayed(faulty, id)).containsExactly(1L, 2L, 3L, 4L);
+		assertThat(current(query, TagFilter.tag(tag))).containsExactly(id + "#4");
+		assertThat(result(faulty.checkConsistency(id)).hasGap()).isFalse();
+
+		result(faulty.deleteTo(id, 3));
+		assertThat(replayed(faulty, id)).containsExactly(4L);
+		assertThat(current(query, TagFilter.tag(tag))).containsExactly(id + "#4");
+		ConsistencyReport report = result(faulty.checkConsistency(id));
+		assertThat(report.hasGap()).isFalse();
+		assertThat(report.storedEvents()).isEqualTo(1);
+	}
+
+	@Test
 	void aGapAtTheVeryStartIsReportedUntilItIsDeleted() {
 		FaultInjectingSession faults = new FaultInjectingSession(session());
 		CassandraJournal faulty = CassandraJournal.create(faults.session(), this.options, new JacksonEventSerializer());
