@@ -7,12 +7,22 @@ import java.util.Set;
 import java.util.UUID;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.JournalUnavailableException;
+import io.cassandrajournal.TagBucketing;
+import io.cassandrajournal.query.CassandraReadJournal;
+import io.cassandrajournal.query.FeedSettings;
+import io.cassandrajournal.query.LiveTagFeed;
+import io.cassandrajournal.query.TagFilter;
+import io.cassandrajournal.query.TagOffset;
+import io.cassandrajournal.query.TaggedEvent;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.testing.AccountEvent;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
@@ -27,8 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@link Journal#deleteTo} on a real node: bounded by the stored head, and the consistency check around
- * deleted and lost ranges.
+ * {@link Journal#deleteTo} on a real node: bounded by the stored head, removing the deleted events from every
+ * reader (replay, tag query, live tag feed), and the consistency check around deleted and lost ranges.
  */
 @CassandraTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -86,12 +96,100 @@ class DeleteToIT {
 		int requests = counting.takeCount();
 		assertThat(onCallingThread).as("requests sent on the calling thread: the head and the last mark").isEqualTo(2);
 		counting.limitTo(Integer.MAX_VALUE);
-		// The head and the last deletion mark; one events delete per partition (4 of 3 rows); then the new mark
-		// and the removal of older marks.
-		assertThat(requests).isLessThanOrEqualTo(2 + 4 + 2);
+		// The head and the last deletion mark; per partition (4 of 3 rows): read the rows' tags, one tag index
+		// batch, one events delete; then the new mark and the removal of older marks.
+		assertThat(requests).isLessThanOrEqualTo(2 + 4 * 3 + 2);
 		assertThat(replayed(journal, id)).isEmpty();
 		assertThat(result(journal.highestSequenceNr(id))).isEqualTo(10);
 		assertThat(result(journal.checkConsistency(id)).missing()).isEmpty();
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = TagBucketing.class, names = { "NONE", "MINUTE" })
+	void deletedEventsAreGoneFromTagQueriesAndLiveFeeds(TagBucketing bucketing) {
+		CassandraJournalOptions layout = this.options.withTagBucketing(bucketing).withPartitionSize(3);
+		CassandraJournal journal = CassandraJournal.create(session(), layout, new JacksonEventSerializer());
+		CassandraReadJournal query = CassandraReadJournal.create(journal, session(), layout, new JacksonEventSerializer());
+		String tag = "deleted-" + System.nanoTime();
+		String other = tag + "-other";
+		String a = newId();
+		String b = newId();
+		result(journal.append(a, 0, deposits(3, tag, other)));
+		result(journal.append(a, 3, deposits(2, tag)));
+		result(journal.append(b, 0, deposits(2, tag)));
+		if (bucketing != TagBucketing.NONE) {
+			// The reference index holds a's events too (written by the TypeScript side, or before bucketing).
+			PreparedStatement reference = session().prepare("INSERT INTO events_by_tag (tag, timestamp, persistence_id, "
+					+ "sequence_nr, payload, tags) VALUES (?, ?, ?, ?, ?, ?)");
+			List<PersistentEvent<String>> events = new ArrayList<>();
+			result(journal.replayRaw(a, 1, Long.MAX_VALUE, events::add));
+			for (PersistentEvent<String> e : events) {
+				session().execute(reference.bind(tag, e.timestamp().toEpochMilli(), a, e.sequenceNr(), e.payload(),
+						e.tags()));
+			}
+		}
+
+		result(journal.deleteTo(a, 4));
+
+		List<String> expected = List.of(a + "#5", b + "#1", b + "#2");
+		assertThat(replayed(journal, a)).containsExactly(5L);
+		assertThat(current(query, TagFilter.tag(tag))).containsExactlyInAnyOrderElementsOf(expected);
+		assertThat(current(query, TagFilter.tag(other))).isEmpty();
+		assertThat(current(query, TagFilter.any(tag, other))).containsExactlyInAnyOrderElementsOf(expected);
+		assertThat(live(query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, FeedSettings.DEFAULTS)))
+			.containsExactlyInAnyOrderElementsOf(expected);
+		if (bucketing != TagBucketing.NONE) {
+			assertThat(session().execute("SELECT sequence_nr FROM events_by_tag WHERE tag = ?", tag).all())
+				.extracting((row) -> row.getLong(0))
+				.containsExactly(5L);
+		}
+	}
+
+	private static List<String> current(CassandraReadJournal query, TagFilter filter) {
+		List<String> seen = new ArrayList<>();
+		result(query.forEachCurrentEventByTag(filter, TagOffset.START, String.class,
+				(e) -> seen.add(e.event().persistenceId() + "#" + e.event().sequenceNr())));
+		return seen;
+	}
+
+	/** Polls a fresh feed until its head read has caught up (at most 20 polls of 500 rows). */
+	private static List<String> live(LiveTagFeed feed) {
+		List<String> seen = new ArrayList<>();
+		for (int polls = 0; polls < 20 && (polls == 0 || !feed.caughtUp()); polls++) {
+			for (TaggedEvent<String> e : result(feed.poll())) {
+				seen.add(e.event().persistenceId() + "#" + e.event().sequenceNr());
+			}
+		}
+		assertThat(feed.caughtUp()).as("feed caught up").isTrue();
+		return seen;
+	}
+
+	@Test
+	void aDeleteThatFailsBeforeTheEventsLeavesThemReplayableAndARetryFinishesIt() {
+		FaultInjectingSession faults = new FaultInjectingSession(session());
+		CassandraJournal faulty = CassandraJournal.create(faults.session(), this.options, new JacksonEventSerializer());
+		CassandraReadJournal query = CassandraReadJournal.create(faulty, session(), this.options,
+				new JacksonEventSerializer());
+		String tag = "retried-" + System.nanoTime();
+		String id = newId();
+		result(faulty.append(id, 0, deposits(4, tag)));
+
+		faults.failStatementsStartingWith("DELETE FROM " + this.keyspace.name() + "." + this.options.eventsTable() + " ");
+		assertThatExceptionOfType(JournalUnavailableException.class).isThrownBy(() -> result(faulty.deleteTo(id, 3)))
+			.withMessageContaining(id);
+		faults.heal();
+		assertThat(faults.injected()).as("the events delete failed").isPositive();
+		// Tag rows go first: the index no longer shows them, replay still does, and no mark claims the deletion.
+		assertThat(replayed(faulty, id)).containsExactly(1L, 2L, 3L, 4L);
+		assertThat(current(query, TagFilter.tag(tag))).containsExactly(id + "#4");
+		assertThat(result(faulty.checkConsistency(id)).hasGap()).isFalse();
+
+		result(faulty.deleteTo(id, 3));
+		assertThat(replayed(faulty, id)).containsExactly(4L);
+		assertThat(current(query, TagFilter.tag(tag))).containsExactly(id + "#4");
+		ConsistencyReport report = result(faulty.checkConsistency(id));
+		assertThat(report.hasGap()).isFalse();
+		assertThat(report.storedEvents()).isEqualTo(1);
 	}
 
 	@Test

@@ -113,6 +113,16 @@ public final class FaultInjectingSession {
 		}
 	}
 
+	/**
+	 * Fails every bound statement whose CQL starts with a text (such as one table's deletes) until
+	 * {@link #heal()}.
+	 * @param cqlPrefix the start of the prepared statement's query
+	 */
+	public void failStatementsStartingWith(String cqlPrefix) {
+		this.failing = (s) -> s instanceof BoundStatement bound
+				&& bound.getPreparedStatement().getQuery().startsWith(cqlPrefix);
+	}
+
 	public void heal() {
 		this.failing = (s) -> false;
 		this.faults.clear();
