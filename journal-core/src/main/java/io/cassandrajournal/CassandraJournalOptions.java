@@ -76,6 +76,8 @@ public final class CassandraJournalOptions {
 
 	private final @Nullable SSLContext sslContext;
 
+	private final boolean sslHostnameValidation;
+
 	private final Duration requestTimeout;
 
 	private final Duration startupWait;
@@ -106,6 +108,7 @@ public final class CassandraJournalOptions {
 		this.username = v.username;
 		this.password = v.password;
 		this.sslContext = v.sslContext;
+		this.sslHostnameValidation = v.sslHostnameValidation;
 		this.requestTimeout = v.requestTimeout;
 		this.startupWait = v.startupWait;
 		this.inFlightWait = v.inFlightWait;
@@ -349,6 +352,17 @@ public final class CassandraJournalOptions {
 	}
 
 	/**
+	 * @param validate whether the journal's own session checks that each node's certificate was issued for the
+	 * address it connects to (default {@code true}). Without it any certificate signed by a trusted authority is
+	 * accepted, so whoever holds one can sit between the application and Cassandra. Turn it off only for nodes
+	 * whose certificates do not name them, and say so in your threat model.
+	 * @return new options
+	 */
+	public CassandraJournalOptions withSslHostnameValidation(boolean validate) {
+		return with((v) -> v.sslHostnameValidation = validate);
+	}
+
+	/**
 	 * @param requestTimeout how long one request may take before it fails, default 10 s (Paxos rounds on a
 	 * loaded cluster are slow)
 	 * @return new options
@@ -507,6 +521,11 @@ public final class CassandraJournalOptions {
 		return Optional.ofNullable(this.sslContext);
 	}
 
+	/** @return whether TLS connections check the node's host name against its certificate */
+	public boolean sslHostnameValidation() {
+		return this.sslHostnameValidation;
+	}
+
 	public Duration requestTimeout() {
 		return this.requestTimeout;
 	}
@@ -576,6 +595,8 @@ public final class CassandraJournalOptions {
 
 		@Nullable SSLContext sslContext;
 
+		boolean sslHostnameValidation = true;
+
 		Duration requestTimeout = Duration.ofSeconds(10);
 
 		Duration startupWait = Duration.ofSeconds(30);
@@ -609,6 +630,7 @@ public final class CassandraJournalOptions {
 			this.username = o.username;
 			this.password = o.password;
 			this.sslContext = o.sslContext;
+			this.sslHostnameValidation = o.sslHostnameValidation;
 			this.requestTimeout = o.requestTimeout;
 			this.startupWait = o.startupWait;
 			this.inFlightWait = o.inFlightWait;

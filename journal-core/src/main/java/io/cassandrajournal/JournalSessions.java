@@ -12,6 +12,7 @@ import com.datastax.oss.driver.api.core.auth.AuthenticationException;
 import com.datastax.oss.driver.api.core.CqlSessionBuilder;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
+import com.datastax.oss.driver.api.core.ssl.ProgrammaticSslEngineFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,7 +85,10 @@ public final class JournalSessions {
 		if (options.username().isPresent()) {
 			builder.withAuthCredentials(options.username().get(), options.password().orElse(""));
 		}
-		options.sslContext().ifPresent(builder::withSslContext);
+		// The driver's withSslContext(..) does not check host names; this factory does unless told not to.
+		options.sslContext()
+			.ifPresent((context) -> builder.withSslEngineFactory(
+					new ProgrammaticSslEngineFactory(context, null, options.sslHostnameValidation())));
 		return builder.build();
 	}
 

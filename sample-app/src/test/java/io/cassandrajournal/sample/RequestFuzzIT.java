@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A seeded property test of the account API: random ids (long, unicode, slashes, control characters, markup,
  * percent signs) and random bodies (wrong types, fractions, huge numbers, nesting, garbage). For every request:
  * never a 5xx, a 4xx always comes as a problem body without a stack trace, and a rejected command appends
- * nothing (the account's head in {@code metadata} is unchanged). Replay a failure with {@code -Dfuzz.seed=...}.
+ * nothing (the account's head in {@code metadata} is unchanged). The default seed is fixed so that CI is repeatable;
+ * explore others, or replay a failure, with {@code -Dfuzz.seed=...}.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "journal.cassandra.embedded.port=0", "journal.cassandra.embedded.temporary=true",
@@ -41,7 +42,7 @@ class RequestFuzzIT {
 
 	@Test
 	void randomIdsAndBodiesGetProblemAnswersAndAppendNothingWhenRejected() throws Exception {
-		long seed = Long.getLong("fuzz.seed", System.currentTimeMillis());
+		long seed = Long.getLong("fuzz.seed", 1796075726229L); // fixed in CI; pass -Dfuzz.seed=<n> to explore others
 		Random random = new Random(seed);
 		List<String> ids = new ArrayList<>();
 		int accepted = 0;

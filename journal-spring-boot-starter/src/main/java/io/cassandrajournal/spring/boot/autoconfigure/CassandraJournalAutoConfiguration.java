@@ -151,6 +151,7 @@ public final class CassandraJournalAutoConfiguration {
 				}
 			}
 			h.set(h.get()
+				.withSslHostnameValidation(p.isSslHostnameValidation())
 				.withRequestTimeout(p.getRequestTimeout())
 				.withStartupWait(p.getStartupWait())
 				.withEventsTable(p.getEventsTable())

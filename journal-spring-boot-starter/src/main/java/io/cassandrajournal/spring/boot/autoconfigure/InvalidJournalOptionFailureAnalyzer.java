@@ -12,10 +12,19 @@ final class InvalidJournalOptionFailureAnalyzer extends AbstractFailureAnalyzer<
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, BeanCreationException cause) {
-		if (!"cassandraJournalOptions".equals(cause.getBeanName())) {
+		// The options bean usually fails while another bean (the journal, a store) is being created: the outermost
+		// BeanCreationException names that one, so look for the options' own failure down the chain.
+		BeanCreationException options = null;
+		for (Throwable t = cause; t != null; t = t.getCause()) {
+			if (t instanceof BeanCreationException creation && "cassandraJournalOptions".equals(creation.getBeanName())) {
+				options = creation;
+				break;
+			}
+		}
+		if (options == null) {
 			return null;
 		}
-		Throwable root = cause.getMostSpecificCause();
+		Throwable root = options.getMostSpecificCause();
 		if (!(root instanceof IllegalArgumentException) && !(root instanceof IllegalStateException)) {
 			return null;
 		}

@@ -52,6 +52,13 @@ public class JournalCassandraProperties {
 	private boolean ssl;
 
 	/**
+	 * Whether TLS connections check that each node's certificate names the host connected to. Turn off only for
+	 * nodes whose certificates do not name them: without the check any certificate from a trusted authority is
+	 * accepted.
+	 */
+	private boolean sslHostnameValidation = true;
+
+	/**
 	 * How long one request may take before it fails.
 	 */
 	private Duration requestTimeout = Duration.ofSeconds(10);
@@ -212,6 +219,14 @@ public class JournalCassandraProperties {
 
 	public void setSsl(boolean ssl) {
 		this.ssl = ssl;
+	}
+
+	public boolean isSslHostnameValidation() {
+		return this.sslHostnameValidation;
+	}
+
+	public void setSslHostnameValidation(boolean sslHostnameValidation) {
+		this.sslHostnameValidation = sslHostnameValidation;
 	}
 
 	public Duration getStartupWait() {

@@ -22,7 +22,7 @@ class FailureAnalyzersTest {
 		FailureAnalysis analysis = new JournalSchemaFailureAnalyzer()
 			.analyze(new JournalSchemaException("Keyspace 'bank' does not exist"));
 		assertThat(analysis.getDescription()).contains("Keyspace 'bank' does not exist");
-		assertThat(analysis.getAction()).contains("Create the keyspace");
+		assertThat(analysis.getAction()).contains("create it");
 	}
 
 	@Test
@@ -38,6 +38,47 @@ class FailureAnalyzersTest {
 		FailureAnalysis analysis = new CassandraUnreachableFailureAnalyzer()
 			.analyze(AllNodesFailedException.fromErrors(Map.of()));
 		assertThat(analysis.getAction()).contains("journal.cassandra.contact-points").contains("embedded.enabled");
+	}
+
+	@Test
+	void anUnsetKeyspaceIsAReportEvenWhenAnotherBeanFailedFirst() {
+		BeanCreationException failure = new BeanCreationException("cassandraJournal", "failed",
+				new BeanCreationException("cassandraJournalOptions", "failed", new IllegalStateException(
+						"journal.cassandra.keyspace is not set (nor spring.cassandra.keyspace-name)")));
+		FailureAnalysis analysis = new InvalidJournalOptionFailureAnalyzer().analyze(failure);
+		assertThat(analysis).isNotNull();
+		assertThat(analysis.getDescription()).contains("journal.cassandra.keyspace is not set");
+	}
+
+	@Test
+	void aMissingKeyspaceIsExplainedForOneNodeAndForProduction() {
+		FailureAnalysis analysis = new JournalSchemaFailureAnalyzer()
+			.analyze(new JournalSchemaException("Keyspace 'bank' does not exist"));
+		assertThat(analysis.getAction()).contains("'replication_factor': 1").contains("NetworkTopologyStrategy");
+	}
+
+	@Test
+	void refusedCredentialsNameThePropertiesButNotThePassword() {
+		com.datastax.oss.driver.api.core.metadata.Node node = org.mockito.Mockito
+			.mock(com.datastax.oss.driver.api.core.metadata.Node.class);
+		com.datastax.oss.driver.api.core.metadata.EndPoint endPoint = org.mockito.Mockito
+			.mock(com.datastax.oss.driver.api.core.metadata.EndPoint.class);
+		FailureAnalysis analysis = new CassandraUnreachableFailureAnalyzer().analyze(AllNodesFailedException.fromErrors(
+				Map.of(node, new com.datastax.oss.driver.api.core.auth.AuthenticationException(endPoint,
+						"Provided username app and/or password are incorrect"))));
+		assertThat(analysis.getDescription()).contains("refused the journal's credentials");
+		assertThat(analysis.getAction()).contains("journal.cassandra.username").contains("journal.cassandra.password");
+	}
+
+	@Test
+	void failedTlsHandshakesSayWhatTheCertificateMustName() {
+		com.datastax.oss.driver.api.core.metadata.Node node = org.mockito.Mockito
+			.mock(com.datastax.oss.driver.api.core.metadata.Node.class);
+		FailureAnalysis analysis = new CassandraUnreachableFailureAnalyzer().analyze(AllNodesFailedException.fromErrors(
+				Map.of(node, new IllegalStateException("connect failed",
+						new javax.net.ssl.SSLHandshakeException("No subject alternative names matching IP address 127.0.0.1")))));
+		assertThat(analysis.getDescription()).contains("TLS handshake").contains("No subject alternative names");
+		assertThat(analysis.getAction()).contains("subject alternative name").contains("ssl-hostname-validation");
 	}
 
 	@Test
