@@ -168,6 +168,7 @@ public final class CassandraJournalAutoConfiguration {
 				.withSerialConsistency(p.getSerialConsistency())
 				.withPersistenceIdBuckets(p.getPersistenceIdBuckets())
 				.withPageSize(p.getPageSize()));
+			map.from(p.getInFlightWait()).to((v) -> h.set(h.get().withInFlightWait(v)));
 			return h.get();
 		}
 
