@@ -40,4 +40,13 @@ class CassandraJournalOptionsTest {
 		assertThat(TagBucketing.NONE.bucketOf(t)).isZero();
 	}
 
+	@Test
+	void inFlightWaitDefaultsToThirtySecondsAndRejectsNegativeValues() {
+		CassandraJournalOptions options = CassandraJournalOptions.create();
+		assertThat(options.inFlightWait()).isEqualTo(java.time.Duration.ofSeconds(30));
+		assertThat(options.withInFlightWait(java.time.Duration.ZERO).inFlightWait()).isZero();
+		assertThatIllegalArgumentException().isThrownBy(() -> options.withInFlightWait(java.time.Duration.ofSeconds(-1)))
+			.withMessageContaining("inFlightWait");
+	}
+
 }

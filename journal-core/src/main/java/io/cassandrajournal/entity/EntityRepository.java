@@ -263,9 +263,10 @@ public final class EntityRepository<S, E> {
 		}
 		return load(persistenceId)
 			.thenApplyAsync((current) -> new Decision<>(current, decide(current, command)), this.executor)
-			.thenCompose((decided) -> decided.events().events().isEmpty()
-					? CompletableFuture.completedFuture(new CommandResult<>(decided.current(), decided.events().events(), attempt))
-					: append(decided.current(), decided.events(), attempt, command));
+			.thenCompose((decision) -> decision.decided().events().isEmpty()
+					? CompletableFuture.completedFuture(
+							new CommandResult<>(decision.current(), decision.decided().events(), attempt))
+					: append(decision.current(), decision.decided(), attempt, command));
 	}
 
 	/**
@@ -346,7 +347,7 @@ public final class EntityRepository<S, E> {
 	private record Decided<S, E>(List<E> events, List<EventToAppend> toAppend, S state) {
 	}
 
-	private record Decision<S, E>(EntityState<S> current, Decided<S, E> events) {
+	private record Decision<S, E>(EntityState<S> current, Decided<S, E> decided) {
 	}
 
 	/** The default executor: shared, daemon threads, so it needs no shutdown. */

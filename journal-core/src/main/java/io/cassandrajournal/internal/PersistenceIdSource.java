@@ -11,7 +11,10 @@ import io.cassandrajournal.query.TagOffset;
 
 /**
  * A by-persistenceId projection's source: pages of the entity's stream after the last handled sequence
- * number. Offsets are exact per event.
+ * number, read with {@link Journal#replayContiguousRaw}: an event is never delivered before the sequence
+ * numbers below it are visible or declared a crash gap (claimed, and still missing after the journal's
+ * in-flight wait), so a late batch of another writer is never stepped over. Offsets are exact per event; a
+ * crash gap at the end of a page moves the offset past it.
  */
 public final class PersistenceIdSource implements ProjectionSource {
 
@@ -27,11 +30,8 @@ public final class PersistenceIdSource implements ProjectionSource {
 
 	private long beforeBatch;
 
-	private static final long GAP_GRACE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-
-	private long gapSeenAt = -1;
-
-	private long gapFrom;
+	/** Every sequence number up to it was delivered in a batch or stepped over as a crash gap. */
+	private long coveredTo;
 
 	public PersistenceIdSource(Journal journal, String persistenceId, TagOffset start, int pageSize) {
 		this.journal = journal;
@@ -39,6 +39,7 @@ public final class PersistenceIdSource implements ProjectionSource {
 		this.pageSize = pageSize;
 		this.nextSequenceNr = start.sequenceNr() + 1;
 		this.beforeBatch = start.sequenceNr();
+		this.coveredTo = start.sequenceNr();
 	}
 
 	@Override
@@ -46,46 +47,28 @@ public final class PersistenceIdSource implements ProjectionSource {
 		List<PersistentEvent<String>> events = new ArrayList<>();
 		long from = this.nextSequenceNr;
 		long to = from + this.pageSize - 1;
-		return this.journal.replayRaw(this.persistenceId, from, to, events::add).thenCompose((last) -> {
+		return this.journal.replayContiguousRaw(this.persistenceId, from, to, events::add).thenApply((replayed) -> {
 			this.beforeBatch = from - 1;
 			this.batch = events;
-			if (!events.isEmpty()) {
-				this.nextSequenceNr = events.get(events.size() - 1).sequenceNr() + 1;
-				return java.util.concurrent.CompletableFuture.completedFuture(new Batch(events, events.size() < this.pageSize));
-			}
-			// Nothing in this range: nothing new, an append between its claim and its batch, or a gap a crash
-			// left (claimed, never written). Step over a gap only once it has outlived any append in flight.
-			return this.journal.highestSequenceNr(this.persistenceId).thenApply((head) -> {
-				if (head < from) {
-					this.gapSeenAt = -1;
-					return new Batch(events, true);
-				}
-				long now = System.nanoTime();
-				if (this.gapSeenAt < 0 || this.gapFrom != from) {
-					this.gapSeenAt = now;
-					this.gapFrom = from;
-				}
-				if (now - this.gapSeenAt >= GAP_GRACE_NANOS) {
-					this.gapSeenAt = -1;
-					long skipTo = Math.min(head, to);
-					this.nextSequenceNr = skipTo + 1;
-					this.beforeBatch = skipTo;
-					return new Batch(events, head <= to);
-				}
-				return new Batch(events, true);
-			});
+			this.coveredTo = Math.max(from - 1, replayed.coveredTo());
+			this.nextSequenceNr = this.coveredTo + 1;
+			return new Batch(events, this.coveredTo >= replayed.head());
 		});
 	}
 
 	@Override
 	public TagOffset offsetAfter(int handledInBatch) {
-		if (handledInBatch == 0 || this.batch.isEmpty()) {
+		if (handledInBatch >= this.batch.size()) {
+			// The whole batch, and any crash gap stepped over with it.
+			long timestamp = this.batch.isEmpty() ? 0 : this.batch.get(this.batch.size() - 1).timestamp().toEpochMilli();
+			return new TagOffset(timestamp, this.persistenceId, this.coveredTo);
+		}
+		if (handledInBatch == 0) {
 			return new TagOffset(0, this.persistenceId, this.beforeBatch);
 		}
-		PersistentEvent<String> last = this.batch.get(Math.min(handledInBatch, this.batch.size()) - 1);
+		PersistentEvent<String> last = this.batch.get(handledInBatch - 1);
 		return new TagOffset(last.timestamp().toEpochMilli(), this.persistenceId, last.sequenceNr());
 	}
-
 	@Override
 	public CompletionStage<Long> eventsAfter(TagOffset offset, int limit) {
 		return this.journal.highestSequenceNr(this.persistenceId)

@@ -214,6 +214,44 @@ class EntityRepositoryIT {
 		}
 		assertThat(threads).isNotEmpty()
 			.allSatisfy((name) -> assertThat(name).doesNotMatch("s\\d+-(io|admin|timer)-\\d+"));
+
+		java.util.concurrent.ExecutorService own = java.util.concurrent.Executors
+			.newSingleThreadExecutor((task) -> new Thread(task, "own-commands"));
+		try {
+			threads.clear();
+			EntityRepository<Long, AccountEvent> onOwn = repository.withExecutor(own);
+			result(onOwn.execute(id, (s) -> {
+				threads.add(Thread.currentThread().getName());
+				return List.of(new Deposited(1));
+			}));
+			assertThat(threads).containsOnly("own-commands");
+		}
+		finally {
+			own.shutdown();
+		}
+	}
+
+	/**
+	 * Claimed numbers whose claim is older than the in-flight wait are a crash gap: the load does not wait for
+	 * them, and labels the state with the head so the next append continues after it.
+	 */
+	@Test
+	void anOldCrashGapIsSteppedOverAtOnceAndTheStateIsLabelledWithTheHead() {
+		EntityRepository<Long, AccountEvent> repository = EntityRepository.create(this.journal, null, new Account(), 3);
+		String id = "account-crash-gap-" + System.nanoTime();
+		result(repository.execute(id, (s) -> List.of(new Opened(), new Deposited(100))));
+		this.keyspace.session()
+			.execute("UPDATE metadata SET max_sequence_nr = 4, updated_at = ? WHERE persistence_id = ?",
+					System.currentTimeMillis() - Duration.ofHours(1).toMillis(), id);
+
+		EntityState<Long> loaded = result(repository.load(id), Duration.ofSeconds(10));
+		assertThat(loaded.state()).isEqualTo(100);
+		assertThat(loaded.sequenceNr()).isEqualTo(4);
+		CommandResult<Long, AccountEvent> next = result(repository.execute(id, (s) -> withdraw(s, 40)),
+				Duration.ofSeconds(10));
+		assertThat(next.attempts()).isEqualTo(1);
+		assertThat(next.state().sequenceNr()).isEqualTo(5);
+		assertThat(next.state().state()).isEqualTo(60);
 	}
 
 }

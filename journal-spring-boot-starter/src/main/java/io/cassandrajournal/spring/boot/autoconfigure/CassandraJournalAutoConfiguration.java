@@ -169,6 +169,7 @@ public final class CassandraJournalAutoConfiguration {
 				.withSerialConsistency(p.getSerialConsistency())
 				.withPersistenceIdBuckets(p.getPersistenceIdBuckets())
 				.withPageSize(p.getPageSize()));
+			map.from(p.getInFlightWait()).to((v) -> h.set(h.get().withInFlightWait(v)));
 			return h.get();
 		}
 

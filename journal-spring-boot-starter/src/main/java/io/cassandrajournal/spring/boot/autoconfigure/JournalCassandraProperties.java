@@ -70,6 +70,13 @@ public class JournalCassandraProperties {
 	private Duration startupWait = Duration.ofSeconds(30);
 
 	/**
+	 * How long after its claim a sequence number without a visible event is waited for by entity loads and
+	 * entity projections (another writer's append between claim and batch) before it counts as a crash gap
+	 * and is stepped over. Unset: the journal's default (30s); 0 never waits.
+	 */
+	private @Nullable Duration inFlightWait;
+
+	/**
 	 * Name of the events table.
 	 */
 	private String eventsTable = "events";
@@ -227,6 +234,14 @@ public class JournalCassandraProperties {
 
 	public void setSslHostnameValidation(boolean sslHostnameValidation) {
 		this.sslHostnameValidation = sslHostnameValidation;
+	}
+
+	public @Nullable Duration getInFlightWait() {
+		return this.inFlightWait;
+	}
+
+	public void setInFlightWait(@Nullable Duration inFlightWait) {
+		this.inFlightWait = inFlightWait;
 	}
 
 	public Duration getStartupWait() {

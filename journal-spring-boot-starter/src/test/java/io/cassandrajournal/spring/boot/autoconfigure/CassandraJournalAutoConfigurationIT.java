@@ -91,6 +91,7 @@ class CassandraJournalAutoConfigurationIT {
 				"journal.cassandra.consistency=6", "journal.cassandra.serial-consistency=9",
 				"journal.cassandra.lightweight-transactions=true", "journal.cassandra.persistence-id-buckets=4",
 				"journal.cassandra.page-size=250", "journal.cassandra.request-timeout=7s", "journal.cassandra.startup-wait=45s",
+				"journal.cassandra.in-flight-wait=5s",
 				"journal.cassandra.projections.concurrency=3",
 				"journal.cassandra.entities.max-retries=5", "journal.cassandra.entities.cache-size=50",
 				"journal.cassandra.projections.poll-interval=250ms", "journal.cassandra.projections.max-retries=7",
@@ -116,6 +117,7 @@ class CassandraJournalAutoConfigurationIT {
 				assertThat(options.pageSize()).isEqualTo(250);
 				assertThat(options.requestTimeout()).isEqualTo(Duration.ofSeconds(7));
 				assertThat(options.startupWait()).isEqualTo(Duration.ofSeconds(45));
+				assertThat(options.inFlightWait()).isEqualTo(Duration.ofSeconds(5));
 				assertThat(context.getBean(JournalSession.class).isOwned()).as("own session with contact points").isTrue();
 				io.cassandrajournal.projection.ProjectionSettings defaults = context
 					.getBean(io.cassandrajournal.projection.ProjectionSettings.class);

@@ -1,0 +1,116 @@
+package io.cassandrajournal.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.journal.CassandraJournal;
+import io.cassandrajournal.journal.EventToAppend;
+import io.cassandrajournal.journal.PersistentEvent;
+import io.cassandrajournal.query.TagOffset;
+import io.cassandrajournal.serialization.JacksonEventSerializer;
+import io.cassandrajournal.testing.AccountEvent.Deposited;
+import io.cassandrajournal.testsupport.CassandraTest;
+import io.cassandrajournal.testsupport.TestKeyspace;
+
+import static io.cassandrajournal.testing.Await.result;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * An entity projection's source when sequence numbers are claimed but their events are not visible yet: 11 and
+ * 12 claimed, 13 visible. Rows are written with CQL, as the other writer's late batch would land.
+ */
+@CassandraTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PersistenceIdSourceIT {
+
+	private TestKeyspace keyspace;
+
+	private CassandraJournalOptions options;
+
+	@BeforeAll
+	void create(TestKeyspace keyspace) {
+		this.keyspace = keyspace;
+		this.options = CassandraJournalOptions.create().withKeyspace(keyspace.name());
+	}
+
+	/** Ten events through the journal, then 11..13 claimed by "another writer" whose 13 is visible first. */
+	private String tenEventsThenThirteenVisibleAndElevenTwelveClaimed(CassandraJournal journal, long claimedAt) {
+		String id = "account-" + System.nanoTime();
+		List<EventToAppend> ten = new ArrayList<>();
+		for (int i = 1; i <= 10; i++) {
+			ten.add(EventToAppend.of(new Deposited(i)));
+		}
+		result(journal.append(id, 0, ten));
+		this.keyspace.session()
+			.execute("UPDATE metadata SET max_sequence_nr = 13, updated_at = ? WHERE persistence_id = ?", claimedAt, id);
+		writeEvent(id, 13, claimedAt);
+		return id;
+	}
+
+	private void writeEvent(String id, long sequenceNr, long timestamp) {
+		this.keyspace.session()
+			.execute("INSERT INTO events (persistence_id, partition_nr, sequence_nr, timestamp, payload, tags) "
+					+ "VALUES (?, 0, ?, ?, ?, ?)", id, sequenceNr, timestamp,
+					"{\"kind\":\"deposited\",\"amount\":" + sequenceNr + "}", Set.of());
+	}
+
+	private static List<Long> sequenceNrs(ProjectionSource.Batch batch) {
+		return batch.events().stream().map(PersistentEvent::sequenceNr).toList();
+	}
+
+	@Test
+	void eventsAfterClaimedButInvisibleOnesWaitForThemAndComeInOrder() {
+		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(), this.options,
+				new JacksonEventSerializer());
+		long now = System.currentTimeMillis();
+		String id = tenEventsThenThirteenVisibleAndElevenTwelveClaimed(journal, now);
+		PersistenceIdSource source = new PersistenceIdSource(journal, id, new TagOffset(0, id, 0), 100);
+
+		CompletableFuture<ProjectionSource.Batch> poll = source.poll().toCompletableFuture();
+		// While 11 and 12 are claimed (30 s in-flight wait) and not visible, 13 is not delivered.
+		await().alias("the poll holds 13 back while 11 and 12 are in flight")
+			.during(Duration.ofMillis(1500))
+			.atMost(Duration.ofSeconds(5))
+			.until(() -> !poll.isDone());
+		writeEvent(id, 11, now);
+		writeEvent(id, 12, now);
+		ProjectionSource.Batch batch = result(poll);
+		assertThat(sequenceNrs(batch)).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 12L, 13L);
+		assertThat(batch.caughtUp()).isTrue();
+		assertThat(source.offsetAfter(batch.events().size()).sequenceNr()).isEqualTo(13);
+	}
+
+	@Test
+	void claimedNumbersStillMissingAfterTheInFlightWaitAreSteppedOverAsACrashGap() {
+		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(),
+				this.options.withInFlightWait(Duration.ofSeconds(1)), new JacksonEventSerializer());
+		String id = tenEventsThenThirteenVisibleAndElevenTwelveClaimed(journal, System.currentTimeMillis());
+		PersistenceIdSource source = new PersistenceIdSource(journal, id, new TagOffset(0, id, 0), 100);
+
+		ProjectionSource.Batch batch = result(source.poll());
+		assertThat(sequenceNrs(batch)).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 13L);
+		assertThat(source.offsetAfter(batch.events().size()).sequenceNr()).isEqualTo(13);
+
+		// A gap whose claim is older than the (default, 30 s) wait is stepped over at once, at the end too.
+		journal = CassandraJournal.create(this.keyspace.session(), this.options, new JacksonEventSerializer());
+		String old = tenEventsThenThirteenVisibleAndElevenTwelveClaimed(journal,
+				System.currentTimeMillis() - Duration.ofHours(1).toMillis());
+		this.keyspace.session()
+			.execute("UPDATE metadata SET max_sequence_nr = 15 WHERE persistence_id = ?", old);
+		PersistenceIdSource fromTen = new PersistenceIdSource(journal, old, new TagOffset(0, old, 10), 100);
+		ProjectionSource.Batch rest = result(fromTen.poll(), Duration.ofSeconds(10));
+		assertThat(sequenceNrs(rest)).containsExactly(13L);
+		assertThat(rest.caughtUp()).isTrue();
+		assertThat(fromTen.offsetAfter(rest.events().size()).sequenceNr()).isEqualTo(15);
+	}
+
+}
