@@ -27,6 +27,10 @@ public final class FaultInjectingSession {
 
 	private volatile long batchDelayMillis;
 
+	private volatile Predicate<Statement<?>> appliedButTimedOut = (s) -> false;
+
+	private final AtomicInteger appliedButTimedOutLeft = new AtomicInteger();
+
 	public FaultInjectingSession(CqlSession delegate) {
 		this.delegate = delegate;
 	}
@@ -54,6 +58,26 @@ public final class FaultInjectingSession {
 		this.batchDelayMillis = delay.toMillis();
 	}
 
+	/**
+	 * The next {@code times} statements matching {@code which} reach the real node and are applied there, but
+	 * the caller gets a write timeout of a compare-and-set ({@code WriteType.CAS}): the outcome a client
+	 * cannot tell from a write that was lost.
+	 */
+	public void applyThenTimeOut(Predicate<Statement<?>> which, int times) {
+		this.appliedButTimedOutLeft.set(times);
+		this.appliedButTimedOut = which;
+	}
+
+	/** Fails every statement matching {@code which} with a driver timeout until {@link #heal()}. */
+	public void failMatching(Predicate<Statement<?>> which) {
+		this.failing = which;
+	}
+
+	/** @return a predicate on bound statements whose CQL contains {@code text} */
+	public static Predicate<Statement<?>> cqlContains(String text) {
+		return (s) -> s instanceof BoundStatement bound && bound.getPreparedStatement().getQuery().contains(text);
+	}
+
 	public void heal() {
 		this.failing = (s) -> false;
 	}
@@ -63,6 +87,17 @@ public final class FaultInjectingSession {
 	}
 
 	private Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+		if (method.getName().equals("executeAsync") && args != null && args.length == 1
+				&& args[0] instanceof Statement<?> applied && this.appliedButTimedOut.test(applied)
+				&& this.appliedButTimedOutLeft.getAndDecrement() > 0) {
+			this.injected.incrementAndGet();
+			com.datastax.oss.driver.api.core.metadata.Node coordinator = this.delegate.getMetadata().getNodes().values()
+				.iterator().next();
+			return this.delegate.executeAsync(applied).toCompletableFuture().thenCompose((rs) -> CompletableFuture
+				.failedFuture(new com.datastax.oss.driver.api.core.servererrors.WriteTimeoutException(coordinator,
+						com.datastax.oss.driver.api.core.DefaultConsistencyLevel.SERIAL, 0, 1,
+						com.datastax.oss.driver.api.core.servererrors.WriteType.CAS)));
+		}
 		if (method.getName().equals("executeAsync") && args != null && args.length == 1
 				&& args[0] instanceof Statement<?> statement && this.failing.test(statement)) {
 			this.injected.incrementAndGet();
