@@ -38,7 +38,7 @@ import static org.awaitility.Awaitility.await;
 				"journal.cassandra.projections.max-retries=100",
 				"management.endpoints.web.exposure.include=health,prometheus,projections",
 				"management.endpoint.health.show-details=always", "management.endpoint.projections.access=unrestricted",
-				"server.error.include-message=always" })
+				"spring.web.error.include-message=always" })
 class JournalStarterIT {
 
 	@DynamicPropertySource
