@@ -479,17 +479,20 @@ public final class ProjectionRunner<E> implements ProjectionControl {
 
 	private CompletionStage<Void> saveOffset(ProjectionSource current) {
 		TagOffset next;
+		CompletionStage<Void> saved;
+		long started = System.nanoTime();
 		try {
 			next = current.offsetAfter(this.handledInBatch);
+			if (next.equals(this.offset)) {
+				return CompletableFuture.completedFuture(null);
+			}
+			saved = this.offsets.save(this.id, next);
 		}
 		catch (RuntimeException ex) {
+			// Thrown instead of returned as a failed stage: still a failed batch, never a stuck one.
 			return CompletableFuture.failedFuture(ex);
 		}
-		if (next.equals(this.offset)) {
-			return CompletableFuture.completedFuture(null);
-		}
-		long started = System.nanoTime();
-		return this.offsets.save(this.id, next).thenRun(() -> {
+		return saved.thenRun(() -> {
 			this.offset = next;
 			this.metrics.offsetSaved(Duration.ofNanos(System.nanoTime() - started));
 		});

@@ -1,13 +1,17 @@
 package io.cassandrajournal.projection;
 
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.query.TagOffset;
 import io.cassandrajournal.state.DurableState;
+import io.cassandrajournal.state.DurableStateConflictException;
 import io.cassandrajournal.state.DurableStateStore;
 
 /**
@@ -17,12 +21,23 @@ import io.cassandrajournal.state.DurableStateStore;
  * cursor: the second one's save fails with a
  * {@link io.cassandrajournal.state.DurableStateConflictException} (the basis for fenced cursor writes once
  * projections are shared by leases).
+ * <p>
+ * A save whose outcome stayed unknown (it failed with anything but a conflict, for example a timeout while
+ * Cassandra went away) may have been applied. If the next save then conflicts because the stored revision is
+ * exactly the one that save would have written, the stored value is read: when it is an offset this instance
+ * tried to save, the write was ours, the cached revision moves on and the save is retried once. Any other
+ * value is another writer's, and the conflict stands.
  */
 public final class DurableStateOffsetStore implements OffsetStore {
 
 	private final DurableStateStore store;
 
+	private static final int UNKNOWN_OUTCOMES_KEPT = 64;
+
 	private final Map<ProjectionId, Long> revisions = new ConcurrentHashMap<>();
+
+	/** Offsets whose save at the cached revision + 1 failed without a conflict, so may have been applied. */
+	private final Map<ProjectionId, Set<TagOffset>> unknownOutcomes = new ConcurrentHashMap<>();
 
 	/** @param store the durable state store */
 	public DurableStateOffsetStore(DurableStateStore store) {
@@ -43,17 +58,54 @@ public final class DurableStateOffsetStore implements OffsetStore {
 
 	@Override
 	public CompletionStage<Void> save(ProjectionId id, TagOffset offset) {
+		return save(id, offset, true);
+	}
+
+	private CompletionStage<Void> save(ProjectionId id, TagOffset offset, boolean mayResolve) {
 		CompletionStage<Long> revision = this.revisions.containsKey(id)
 				? CompletableFuture.completedFuture(this.revisions.get(id))
 				: load(id).thenApply((ignored) -> this.revisions.get(id));
-		return revision.thenCompose((current) -> this.store.upsert(key(id), current + 1, offset)
-			.thenRun(() -> this.revisions.put(id, current + 1)));
+		return revision.thenCompose((current) -> this.store.upsert(key(id), current + 1, offset).handle((ok, error) -> {
+			if (error == null) {
+				this.revisions.put(id, current + 1);
+				this.unknownOutcomes.remove(id);
+				return CompletableFuture.<Void>completedFuture(null);
+			}
+			Throwable cause = Errors.unwrap(error);
+			if (!(cause instanceof DurableStateConflictException conflict)) {
+				remember(id, offset);
+				return CompletableFuture.<Void>failedFuture(cause);
+			}
+			Set<TagOffset> mine = this.unknownOutcomes.remove(id);
+			if (!mayResolve || mine == null || conflict.actualRevision() != current + 1) {
+				return CompletableFuture.<Void>failedFuture(cause);
+			}
+			return this.store.get(key(id), TagOffset.class).thenCompose((stored) -> {
+				if (stored.isPresent() && stored.get().revision() == current + 1 && mine.contains(stored.get().value())) {
+					this.revisions.put(id, current + 1);
+					return save(id, offset, false);
+				}
+				return CompletableFuture.<Void>failedFuture(cause);
+			});
+		}).thenCompose((stage) -> stage));
+	}
+
+	private void remember(ProjectionId id, TagOffset offset) {
+		this.unknownOutcomes.compute(id, (key, offsets) -> {
+			Set<TagOffset> kept = (offsets != null) ? offsets : new LinkedHashSet<>();
+			kept.add(offset);
+			if (kept.size() > UNKNOWN_OUTCOMES_KEPT) {
+				kept.remove(kept.iterator().next());
+			}
+			return kept;
+		});
 	}
 
 	@Override
 	public CompletionStage<Void> delete(ProjectionId id) {
 		return this.store.get(key(id), TagOffset.class).thenCompose((state) -> {
 			this.revisions.remove(id);
+			this.unknownOutcomes.remove(id);
 			return state.isPresent() ? this.store.delete(key(id), state.get().revision())
 					: CompletableFuture.<Void>completedFuture(null);
 		});

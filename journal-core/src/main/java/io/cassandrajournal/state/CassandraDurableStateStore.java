@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.DriverException;
 import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
@@ -24,7 +25,8 @@ import io.cassandrajournal.serialization.EventSerializer;
 /**
  * {@link DurableStateStore} on a {@code durable_state} table: revision 1 is written with
  * {@code INSERT ... IF NOT EXISTS}, later revisions with {@code UPDATE ... IF revision = ?}, both
- * lightweight transactions with the configured serial consistency.
+ * lightweight transactions with the configured serial consistency. A write whose outcome is unknown (a
+ * timeout after Cassandra may have applied it) is settled by reading the row back at the serial consistency.
  */
 public final class CassandraDurableStateStore implements DurableStateStore {
 
@@ -35,6 +37,8 @@ public final class CassandraDurableStateStore implements DurableStateStore {
 	private final EventSerializer serializer;
 
 	private final PreparedStatement select;
+
+	private final PreparedStatement serialSelect;
 
 	private final PreparedStatement insert;
 
@@ -49,6 +53,7 @@ public final class CassandraDurableStateStore implements DurableStateStore {
 		JournalStatements.Statements s = new JournalStatements.Statements(session, options);
 		String table = options.requireKeyspace() + "." + options.durableStateTable();
 		this.select = s.read("SELECT revision, payload, updated_at FROM " + table + " WHERE persistence_id = ?");
+		this.serialSelect = s.serialRead("SELECT revision, payload FROM " + table + " WHERE persistence_id = ?");
 		this.insert = s.conditional("INSERT INTO " + table
 				+ " (persistence_id, revision, payload, updated_at) VALUES (?, ?, ?, ?) IF NOT EXISTS");
 		this.update = s.conditional("UPDATE " + table
@@ -98,8 +103,33 @@ public final class CassandraDurableStateStore implements DurableStateStore {
 		CompletionStage<AsyncResultSet> write = (revision == 1)
 				? this.session.executeAsync(this.insert.bind(persistenceId, 1L, payload, now))
 				: this.session.executeAsync(this.update.bind(revision, payload, now, persistenceId, revision - 1));
-		return Errors.translating(write.thenApply((rs) -> checkApplied(rs, persistenceId, revision - 1)),
-				"Writing durable state", persistenceId);
+		CompletionStage<Void> outcome = write.thenApply((rs) -> checkApplied(rs, persistenceId, revision - 1))
+			.exceptionallyCompose((error) -> (Errors.unwrap(error) instanceof DriverException driverError)
+					? readBack(persistenceId, revision, payload, driverError) : CompletableFuture.failedFuture(error));
+		return Errors.translating(outcome, "Writing durable state", persistenceId);
+	}
+
+	/**
+	 * Settles a write whose outcome the driver could not report (a timeout may hide an applied compare-and-set)
+	 * by reading the row at the serial consistency, which first completes any Paxos round left in flight.
+	 * @return completes if the row holds this write; fails with the original error if it still holds the
+	 * previous revision (not applied) or cannot be read, with a conflict if it holds another write
+	 */
+	private CompletionStage<Void> readBack(String persistenceId, long revision, String payload, DriverException original) {
+		return this.session.executeAsync(this.serialSelect.bind(persistenceId)).handle((rs, readError) -> {
+			if (readError != null) {
+				throw new CompletionException(original);
+			}
+			Row row = rs.one();
+			long actual = (row != null && !row.isNull("revision")) ? row.getLong("revision") : 0L;
+			if (actual == revision && row != null && payload.equals(row.getString("payload"))) {
+				return null;
+			}
+			if (actual == revision - 1) {
+				throw new CompletionException(original);
+			}
+			throw new CompletionException(new DurableStateConflictException(persistenceId, revision - 1, actual));
+		});
 	}
 
 	@Override

@@ -3,6 +3,7 @@ package io.cassandrajournal.internal;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -32,6 +33,8 @@ import io.cassandrajournal.projection.DeadLetter;
 import io.cassandrajournal.projection.DeadLetterQueue;
 import io.cassandrajournal.projection.InMemoryDeadLetterQueue;
 import io.cassandrajournal.projection.InMemoryOffsetStore;
+import io.cassandrajournal.projection.OffsetStore;
+import io.cassandrajournal.projection.ProjectionId;
 import io.cassandrajournal.projection.Projection;
 import io.cassandrajournal.projection.ProjectionHandler;
 import io.cassandrajournal.projection.ProjectionSettings;
@@ -71,6 +74,8 @@ class ProjectionRunnerTest {
 
 	private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
 
+	private OffsetStore store = this.offsets;
+
 	private @Nullable ProjectionRunner<String> runner;
 
 	ProjectionRunnerTest() {
@@ -92,7 +97,7 @@ class ProjectionRunnerTest {
 			ProjectionHandler<String> handler) {
 		Projection<String> projection = Projection.byTag("view", TagFilter.tag("t"), String.class, handler,
 				settings.withPollInterval(Duration.ofMillis(20)));
-		this.runner = new ProjectionRunner<>(projection, log::from, this.offsets, this.deadLetters, (letter) -> {
+		this.runner = new ProjectionRunner<>(projection, log::from, this.store, this.deadLetters, (letter) -> {
 		}, new JacksonEventSerializer(), new ProjectionMetrics(this.meters, "view"), this.retries, this.executor,
 				Clock.systemUTC());
 		return this.runner;
@@ -158,6 +163,53 @@ class ProjectionRunnerTest {
 		assertThat(this.handled).containsExactly("b1", "b2");
 		assertThat(deadLettered()).contains("a1", "a2");
 		await().atMost(BOUND).until(() -> storedPosition() == 4);
+	}
+
+	@Test
+	void aPollThatFailedAfterMovingPastItsBatchIsReadAgainFromTheStoredOffset() {
+		ScriptedSource.Log log = new ScriptedSource.Log(2).add("a", 1).add("a", 2).add("a", 3);
+		log.pollsFailingAfterReading.set(1);
+		ProjectionRunner<String> runner = runner(log, ProjectionSettings.defaults(),
+				ProjectionHandler.blocking((event) -> this.handled.add(key(event))));
+		result(runner.start());
+		await().atMost(BOUND).until(() -> this.handled.contains("a3"));
+		assertThat(this.handled).containsExactly("a1", "a2", "a3");
+		await().atMost(BOUND).until(() -> storedPosition() == 3);
+	}
+
+	@Test
+	void anOffsetStoreThatThrowsInsteadOfFailingDoesNotLeaveTheProjectionStuck() {
+		ScriptedSource.Log log = new ScriptedSource.Log(10).add("a", 1);
+		AtomicInteger throwing = new AtomicInteger(1);
+		this.store = new OffsetStore() {
+
+			@Override
+			public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
+				return ProjectionRunnerTest.this.offsets.load(id);
+			}
+
+			@Override
+			public CompletionStage<Void> save(ProjectionId id, TagOffset offset) {
+				if (throwing.getAndDecrement() > 0) {
+					throw new IllegalStateException("session closed");
+				}
+				return ProjectionRunnerTest.this.offsets.save(id, offset);
+			}
+
+			@Override
+			public CompletionStage<Void> delete(ProjectionId id) {
+				return ProjectionRunnerTest.this.offsets.delete(id);
+			}
+
+		};
+		ProjectionRunner<String> runner = runner(log, ProjectionSettings.defaults(),
+				ProjectionHandler.blocking((event) -> this.handled.add(key(event))));
+		result(runner.start());
+		await().atMost(BOUND).until(() -> storedPosition() == 1);
+		log.add("a", 2);
+		await().atMost(BOUND).until(() -> this.handled.contains("a2"));
+		await().atMost(BOUND).until(() -> storedPosition() == 2);
+		assertThat(runner.status().state()).isEqualTo(ProjectionState.RUNNING);
 	}
 
 	// Hole 2: pause during a batch, resume, then stop or reset.

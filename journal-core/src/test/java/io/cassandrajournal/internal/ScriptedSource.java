@@ -27,6 +27,9 @@ final class ScriptedSource implements ProjectionSource {
 
 		final int pageSize;
 
+		/** Polls that read a batch, move past it, then fail (as a feed whose second read failed). */
+		final AtomicInteger pollsFailingAfterReading = new AtomicInteger();
+
 		Log(int pageSize) {
 			this.pageSize = pageSize;
 		}
@@ -66,6 +69,9 @@ final class ScriptedSource implements ProjectionSource {
 		this.beforeBatch = this.position;
 		this.batchSize = batch.size();
 		this.position = Math.max(this.position, end);
+		if (this.log.pollsFailingAfterReading.getAndDecrement() > 0) {
+			return CompletableFuture.failedFuture(new IllegalStateException("second read of the poll timed out"));
+		}
 		return CompletableFuture.completedFuture(new Batch(batch, this.position >= size));
 	}
 

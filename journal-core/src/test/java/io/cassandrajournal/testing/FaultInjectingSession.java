@@ -123,6 +123,16 @@ public final class FaultInjectingSession {
 				&& bound.getPreparedStatement().getQuery().startsWith(cqlPrefix);
 	}
 
+	/** Fails every statement matching {@code which} with a driver timeout until {@link #heal()}. */
+	public void failMatching(Predicate<Statement<?>> which) {
+		this.failing = which;
+	}
+
+	/** @return a predicate on bound statements whose CQL contains {@code text} */
+	public static Predicate<Statement<?>> cqlContains(String text) {
+		return (s) -> s instanceof BoundStatement bound && bound.getPreparedStatement().getQuery().contains(text);
+	}
+
 	public void heal() {
 		this.failing = (s) -> false;
 		this.faults.clear();

@@ -3,10 +3,14 @@ package io.cassandrajournal.spring.boot.actuate;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -20,14 +24,19 @@ import io.cassandrajournal.query.TagOffset;
  * The {@code projections} actuator endpoint. Reads list every projection's state, cursor, lag, last error and
  * (for one projection) its dead letters. Writes steer a projection:
  * {@code POST /actuator/projections/{name}/{action}} with action {@code pause}, {@code resume},
- * {@code start}, {@code stop}, {@code reset} (optional body {@code {"fromTimestamp": ..}} or
- * {@code {"fromSequenceNr": ..}}, otherwise from the beginning), {@code skip} or {@code redeliver}.
+ * {@code start}, {@code stop}, {@code reset} (optional body: {@code {"fromTimestamp": ..}} for a by-tag
+ * projection, {@code {"fromSequenceNr": ..}} for a by-persistenceId one; otherwise from the beginning),
+ * {@code skip} or {@code redeliver}. Input the projection cannot use (an unknown action, the other kind's
+ * reset field, both fields, negative values) is a bad request (400) with the reason.
  * <p>
  * Read-only by default: write operations need {@code management.endpoint.projections.access=unrestricted},
  * and the endpoint is reachable over HTTP only when listed in {@code management.endpoints.web.exposure.include}.
  */
 @Endpoint(id = "projections", defaultAccess = Access.READ_ONLY)
 public class ProjectionsEndpoint {
+
+	/** The key prefix of a by-persistenceId projection's cursor identity. */
+	private static final String PERSISTENCE_ID_KEY = "pid:";
 
 	private final ProjectionEngine engine;
 
@@ -69,32 +78,70 @@ public class ProjectionsEndpoint {
 			case "skip" -> control.skipCurrent();
 			case "redeliver" -> body.put("redelivered", join(control.redeliverDeadLetters()));
 			case "reset" -> join(control.reset(offset(control, fromTimestamp, fromSequenceNr)));
-			default -> throw new IllegalArgumentException("Unknown action '" + action
+			default -> throw invalid("Unknown action '" + action
 					+ "'; use pause, resume, start, stop, reset, skip or redeliver");
 		}
 		body.put("status", ProjectionViews.status(control.status()));
 		return body;
 	}
 
+	/**
+	 * @return where a reset continues: a by-tag projection takes {@code fromTimestamp}, a by-persistenceId
+	 * projection {@code fromSequenceNr}; neither means from the beginning
+	 * @throws InvalidEndpointRequestException (400) naming what is wrong
+	 */
 	private static TagOffset offset(ProjectionControl control, @Nullable Long fromTimestamp, @Nullable Long fromSequenceNr) {
+		String name = control.id().name();
+		String key = control.id().key();
+		String persistenceId = key.startsWith(PERSISTENCE_ID_KEY) ? key.substring(PERSISTENCE_ID_KEY.length()) : null;
+		if (fromTimestamp != null && fromSequenceNr != null) {
+			throw invalid("Give fromTimestamp or fromSequenceNr, not both");
+		}
 		if (fromSequenceNr != null) {
-			String key = control.id().key();
-			return new TagOffset(0, key.startsWith("pid:") ? key.substring(4) : "", Math.max(0, fromSequenceNr - 1));
+			if (persistenceId == null) {
+				throw invalid("Projection '" + name + "' reads by tag: reset it with fromTimestamp (epoch milliseconds), "
+						+ "not fromSequenceNr");
+			}
+			if (fromSequenceNr < 1) {
+				throw invalid("fromSequenceNr must be at least 1, was " + fromSequenceNr);
+			}
+			return new TagOffset(0, persistenceId, fromSequenceNr - 1);
 		}
 		if (fromTimestamp != null) {
+			if (persistenceId != null) {
+				throw invalid("Projection '" + name + "' reads the events of " + persistenceId
+						+ " by sequence number: reset it with fromSequenceNr, not fromTimestamp");
+			}
+			if (fromTimestamp < 0) {
+				throw invalid("fromTimestamp must not be negative, was " + fromTimestamp);
+			}
 			return new TagOffset(Math.max(0, fromTimestamp - 1), "", Long.MAX_VALUE);
 		}
 		return TagOffset.START;
 	}
 
-	private static <T> T join(java.util.concurrent.CompletionStage<T> stage) {
+	private static InvalidEndpointRequestException invalid(String reason) {
+		return new InvalidEndpointRequestException(reason, reason);
+	}
+
+	/** Waits for an operation; an argument the projection refuses is a bad request (400). */
+	private static <T> T join(CompletionStage<T> stage) {
 		try {
 			return stage.toCompletableFuture().get(60, TimeUnit.SECONDS);
 		}
-		catch (Exception ex) {
-			throw new IllegalStateException("Projection operation failed: " + ex.getMessage(), ex);
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof IllegalArgumentException refused) {
+				throw invalid(refused.getMessage());
+			}
+			throw new IllegalStateException("Projection operation failed: " + ex.getCause(), ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for the projection operation", ex);
+		}
+		catch (TimeoutException ex) {
+			throw new IllegalStateException("Projection operation did not complete within 60 s", ex);
 		}
 	}
-
 
 }

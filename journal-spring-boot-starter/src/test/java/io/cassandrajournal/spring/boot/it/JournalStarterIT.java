@@ -37,7 +37,8 @@ import static org.awaitility.Awaitility.await;
 				"journal.cassandra.projections.retry-backoff=200ms", "journal.cassandra.projections.max-retry-backoff=1s",
 				"journal.cassandra.projections.max-retries=100",
 				"management.endpoints.web.exposure.include=health,prometheus,projections",
-				"management.endpoint.health.show-details=always", "management.endpoint.projections.access=unrestricted" })
+				"management.endpoint.health.show-details=always", "management.endpoint.projections.access=unrestricted",
+				"spring.web.error.include-message=always" })
 class JournalStarterIT {
 
 	@DynamicPropertySource
@@ -84,6 +85,15 @@ class JournalStarterIT {
 		assertThat(post("/actuator/projections/by-tag/resume")).isEqualTo(200);
 		assertThat(post("/actuator/projections/by-tag/reset")).isEqualTo(200);
 		await().atMost(Duration.ofSeconds(20)).until(() -> this.views.byTag.size() == 6);
+
+		// Reset input the projection's source cannot resume from is refused with the reason; nothing changes.
+		HttpResponse<String> byTimestamp = post("/actuator/projections/by-pid/reset", "{\"fromTimestamp\": 1}");
+		assertThat(byTimestamp.statusCode()).isEqualTo(400);
+		assertThat(byTimestamp.body()).contains("fromSequenceNr");
+		HttpResponse<String> bySequenceNr = post("/actuator/projections/by-tag/reset", "{\"fromSequenceNr\": 1}");
+		assertThat(bySequenceNr.statusCode()).isEqualTo(400);
+		assertThat(bySequenceNr.body()).contains("fromTimestamp");
+		assertThat(get("/actuator/projections/by-pid")).containsEntry("state", "RUNNING");
 
 		// Cassandra goes away: health turns DOWN, appends fail with a clear error; it comes back and the
 		// projections catch up with what was appended just before.
@@ -144,10 +154,14 @@ class JournalStarterIT {
 	}
 
 	private int post(String path) throws IOException, InterruptedException {
+		return post(path, "{}").statusCode();
+	}
+
+	private HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
 		return this.http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
-			.POST(HttpRequest.BodyPublishers.ofString("{}"))
+			.POST(HttpRequest.BodyPublishers.ofString(json))
 			.header("Content-Type", "application/json")
-			.build(), HttpResponse.BodyHandlers.ofString()).statusCode();
+			.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
 }
