@@ -1,0 +1,44 @@
+package io.cassandrajournal.testing.faults;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import io.cassandrajournal.testing.faults.FaultPlan.Kind;
+import io.cassandrajournal.testsupport.CassandraTest;
+import io.cassandrajournal.testsupport.TestKeyspace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The short seeded fault run of issue 14, part of the default verify: 40 s of clients under every fault
+ * kind, then the history check. {@code -Dfaults.seed=N} and {@code -Dfaults.duration=SECONDS} change the run;
+ * the summary goes to this test's output file.
+ */
+@CassandraTest
+class FaultHistoryIT {
+
+	static final long DEFAULT_SEED = 14;
+
+	@Test
+	void aSeededRunUnderFaultsKeepsEveryRule(TestKeyspace keyspace) throws InterruptedException {
+		FaultRun.Settings settings = FaultRun.Settings.fromSystemProperties(DEFAULT_SEED, Duration.ofSeconds(40));
+		FaultRun.Report report = new FaultRun(keyspace.session(), keyspace.name(), settings).run();
+		System.out.println(report.summary());
+
+		assertThat(report.operationCount()).as("operations").isGreaterThan(100);
+		// Kinds that hit rare statements (plain writes, offset saves) are counted in the summary, not required here:
+		// a run of 40 s makes only a handful of them.
+		assertThat(report.faults()).as("frequent fault kinds were injected")
+			.hasEntrySatisfying(Kind.FAIL_BEFORE_SENDING, (n) -> assertThat(n).isPositive())
+			.hasEntrySatisfying(Kind.APPLY_THEN_TIMEOUT_BATCH, (n) -> assertThat(n).isPositive())
+			.hasEntrySatisfying(Kind.APPLY_THEN_TIMEOUT_CLAIM, (n) -> assertThat(n).isPositive())
+			.hasEntrySatisfying(Kind.READ_FAILS, (n) -> assertThat(n).isPositive())
+			.hasEntrySatisfying(Kind.SLOW_RESPONSE, (n) -> assertThat(n).isPositive())
+			.hasEntrySatisfying(Kind.LATE_BATCH, (n) -> assertThat(n).isPositive());
+		assertThat(report.checked().violations()).as(report.summary()).allSatisfy((rule, count) -> assertThat(count)
+			.as(rule.name())
+			.isZero());
+	}
+
+}

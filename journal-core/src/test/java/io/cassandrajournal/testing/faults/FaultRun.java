@@ -1,0 +1,363 @@
+package io.cassandrajournal.testing.faults;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.NoNodeAvailableException;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.JournalUnavailableException;
+import io.cassandrajournal.entity.CommandResult;
+import io.cassandrajournal.entity.EntityRepository;
+import io.cassandrajournal.internal.Errors;
+import io.cassandrajournal.journal.AppendResult;
+import io.cassandrajournal.journal.CassandraJournal;
+import io.cassandrajournal.journal.EventToAppend;
+import io.cassandrajournal.journal.JournalConcurrencyException;
+import io.cassandrajournal.journal.JournalWriteUncertainException;
+import io.cassandrajournal.projection.DurableStateOffsetStore;
+import io.cassandrajournal.projection.Projection;
+import io.cassandrajournal.projection.ProjectionEngine;
+import io.cassandrajournal.projection.ProjectionHandler;
+import io.cassandrajournal.projection.ProjectionSettings;
+import io.cassandrajournal.query.CassandraReadJournal;
+import io.cassandrajournal.query.TagFilter;
+import io.cassandrajournal.serialization.JacksonEventSerializer;
+import io.cassandrajournal.snapshot.CassandraSnapshotStore;
+import io.cassandrajournal.state.CassandraDurableStateStore;
+import io.cassandrajournal.testing.faults.FaultPlan.Kind;
+import io.cassandrajournal.testing.faults.History.OpKind;
+import io.cassandrajournal.testing.faults.History.Outcome;
+import io.cassandrajournal.testing.faults.HistoryChecker.Violation;
+
+/**
+ * One fault run on a real node: clients append with expected sequence numbers to a few contended entities and
+ * run account commands through two repositories on two journals (snapshots every 5 events), while a
+ * projection by tag keeps a read model of the accounts (its offsets in the durable state store, saved with
+ * compare-and-set); every statement goes through a {@link FaultPlan}.
+ * Then faults stop, the projection catches up, and the {@link HistoryChecker} checks the tables.
+ */
+public final class FaultRun {
+
+	static final String HOT_TAG = "hot";
+
+	static final String BANK_TAG = "bank";
+
+	/** How long one operation may take before the client records it as unknown and moves on. */
+	private static final long OPERATION_TIMEOUT_SECONDS = 60;
+
+	/**
+	 * @param seed the plan's and the clients' seed
+	 * @param duration how long clients run
+	 * @param appendClients clients appending to the contended entities
+	 * @param bankClients clients running account commands (even ones on repository A, odd ones on B)
+	 * @param hotEntities contended entities
+	 * @param accounts accounts
+	 * @param rates the fault rates
+	 * @param catchUp how long the projection may take to catch up after the clients stop
+	 */
+	public record Settings(long seed, Duration duration, int appendClients, int bankClients, int hotEntities,
+			int accounts, FaultPlan.Rates rates, Duration catchUp) {
+
+		/**
+		 * @param defaultSeed the seed unless {@code -Dfaults.seed} is given
+		 * @param defaultDuration the duration unless {@code -Dfaults.duration} (ISO-8601 or seconds) is given
+		 * @return settings for this run
+		 */
+		public static Settings fromSystemProperties(long defaultSeed, Duration defaultDuration) {
+			String seed = System.getProperty("faults.seed", "");
+			String duration = System.getProperty("faults.duration", "");
+			return new Settings(seed.isBlank() ? defaultSeed : Long.parseLong(seed.trim()),
+					duration.isBlank() ? defaultDuration
+							: duration.trim().startsWith("P") ? Duration.parse(duration.trim())
+									: Duration.ofSeconds(Long.parseLong(duration.trim())),
+					4, 4, 3, 4, FaultPlan.Rates.defaults(), Duration.ofSeconds(60));
+		}
+
+	}
+
+	/**
+	 * What a run did and found.
+	 *
+	 * @param settings the settings
+	 * @param operations operations by kind and outcome
+	 * @param faults faults injected by kind
+	 * @param decisions statements the plan decided about
+	 * @param errors failures by exception class (how outcomes were classified)
+	 * @param checked the checker's result
+	 * @param excerpts the history that shows each kept violation
+	 * @param operationsPerSecond client throughput
+	 * @param historyBytes memory the history takes
+	 */
+	public record Report(Settings settings, Map<OpKind, Map<Outcome, Long>> operations, Map<Kind, Long> faults,
+			long decisions, Map<String, Long> errors, HistoryChecker.Result checked, List<String> excerpts,
+			double operationsPerSecond, long historyBytes) {
+
+		public long operationCount() {
+			return this.operations.values().stream().flatMap((m) -> m.values().stream()).mapToLong(Long::longValue).sum();
+		}
+
+		/** @return the summary printed after a run */
+		public String summary() {
+			StringBuilder text = new StringBuilder();
+			text.append("fault run: seed ").append(this.settings.seed()).append(", ").append(this.settings.duration())
+				.append(", ").append(this.settings.appendClients()).append(" append clients on ")
+				.append(this.settings.hotEntities()).append(" entities, ").append(this.settings.bankClients())
+				.append(" command clients on ").append(this.settings.accounts()).append(" accounts\n");
+			text.append(String.format("operations: %d (%.1f/s), history %d KB%n", operationCount(),
+					this.operationsPerSecond, this.historyBytes / 1024));
+			this.operations.forEach((kind, outcomes) -> text.append("  ").append(kind).append(' ').append(outcomes).append('\n'));
+			text.append("faults injected (of ").append(this.decisions).append(" statements): ").append(this.faults).append('\n');
+			text.append("failures seen by clients: ").append(this.errors).append('\n');
+			text.append("gaps explained: ").append(this.checked.gapsCoveredByUnknown()).append(" by unknown outcomes, ")
+				.append(this.checked.gapsCoveredByLostClaim()).append(" by timed-out claims reported as conflicts\n");
+			text.append("violations: ").append(this.checked.total()).append(' ').append(this.checked.violations()).append('\n');
+			for (String excerpt : this.excerpts) {
+				text.append(excerpt).append('\n');
+			}
+			return text.toString();
+		}
+
+	}
+
+	private final CqlSession session;
+
+	private final Settings settings;
+
+	private final CassandraJournalOptions options;
+
+	private final JacksonEventSerializer serializer = new JacksonEventSerializer();
+
+	private final History history = new History();
+
+	private final Map<String, LongAdder> errors = new ConcurrentHashMap<>();
+
+	/** The read model: per account, sequence number to delta (idempotent under redelivery). */
+	private final Map<String, Map<Long, Long>> readModel = new ConcurrentHashMap<>();
+
+	/**
+	 * @param session a session on the node (without faults)
+	 * @param keyspace an empty keyspace
+	 * @param settings the run's settings
+	 */
+	public FaultRun(CqlSession session, String keyspace, Settings settings) {
+		this.session = session;
+		this.settings = settings;
+		// Entity loads wait this long for claimed events before stepping over them: above the longest late batch.
+		this.options = CassandraJournalOptions.create()
+			.withKeyspace(keyspace)
+			.withUseTagIndex(true)
+			.withInFlightWait(settings.rates().late().plusSeconds(1));
+	}
+
+	public Report run() throws InterruptedException {
+		CassandraJournal.create(this.session, this.options, this.serializer);
+		CassandraSnapshotStore.create(this.session, this.options, this.serializer);
+		CassandraDurableStateStore.create(this.session, this.options, this.serializer);
+		FaultPlan plan = new FaultPlan(this.settings.seed(), this.settings.rates());
+		CqlSession sessionA = new PlannedFaultSession(this.session, plan, this.options.metadataTable()).session();
+		CqlSession sessionB = new PlannedFaultSession(this.session, plan, this.options.metadataTable()).session();
+		CassandraJournal journalA = CassandraJournal.create(sessionA, this.options, this.serializer);
+		CassandraJournal journalB = CassandraJournal.create(sessionB, this.options, this.serializer);
+		Account.Entity entity = new Account.Entity();
+		EntityRepository<Account, FaultEvent> repositoryA = EntityRepository
+			.create(journalA, CassandraSnapshotStore.create(sessionA, this.options, this.serializer), entity, 3)
+			.withCache(100);
+		EntityRepository<Account, FaultEvent> repositoryB = EntityRepository.create(journalB,
+				CassandraSnapshotStore.create(sessionB, this.options, this.serializer), entity, 3);
+		String prefix = "f" + Long.toHexString(this.settings.seed() & 0xFFFFFFL) + "-";
+		int[] hot = new int[this.settings.hotEntities()];
+		for (int i = 0; i < hot.length; i++) {
+			hot[i] = this.history.entity(prefix + "hot-" + i);
+		}
+		List<Integer> accounts = new ArrayList<>();
+		for (int i = 0; i < this.settings.accounts(); i++) {
+			accounts.add(this.history.entity(prefix + "account-" + i));
+		}
+		CassandraReadJournal readJournal = CassandraReadJournal.create(journalA, sessionA, this.options, this.serializer);
+		ProjectionHandler<FaultEvent> handler = ProjectionHandler.blocking((event) -> this.readModel
+			.computeIfAbsent(event.persistenceId(), (pid) -> new ConcurrentHashMap<>())
+			.put(event.sequenceNr(), event.payload().delta()));
+		try (ProjectionEngine engine = ProjectionEngine.builder(journalA)
+			.readJournal(readJournal)
+			// Offsets saved with compare-and-set, through the faults.
+			.offsetStore(new DurableStateOffsetStore(
+					CassandraDurableStateStore.create(sessionA, this.options, this.serializer)))
+			.build()) {
+			engine.register(Projection.byTag("fault-run-accounts", TagFilter.tag(BANK_TAG), FaultEvent.class, handler,
+					ProjectionSettings.defaults().withPollInterval(Duration.ofMillis(100))));
+			plan.arm();
+			engine.startAll().toCompletableFuture().join();
+			long start = System.nanoTime();
+			long deadline = start + this.settings.duration().toNanos();
+			List<Thread> clients = new ArrayList<>();
+			for (int c = 0; c < this.settings.appendClients(); c++) {
+				int client = c;
+				clients.add(new Thread(() -> appendClient(client, journalA, journalB, hot, deadline), "append-" + c));
+			}
+			for (int c = 0; c < this.settings.bankClients(); c++) {
+				int client = this.settings.appendClients() + c;
+				EntityRepository<Account, FaultEvent> repository = (c % 2 == 0) ? repositoryA : repositoryB;
+				clients.add(new Thread(() -> bankClient(client, repository, accounts, deadline), "bank-" + c));
+			}
+			clients.forEach(Thread::start);
+			for (Thread client : clients) {
+				client.join();
+			}
+			double seconds = (System.nanoTime() - start) / 1e9;
+			plan.disarm();
+			HistoryChecker checker = new HistoryChecker(this.session, this.options, this.serializer, this.history);
+			awaitProjection(accounts, checker);
+			HistoryChecker.Result result = checker.check(List.of(HOT_TAG, BANK_TAG), accounts, this.readModel);
+			List<String> excerpts = new ArrayList<>();
+			for (Violation violation : result.first()) {
+				excerpts.add(violation.rule() + " on " + this.history.entityName(violation.entity()) + " at "
+						+ violation.sequenceNr() + ": " + violation.detail());
+				checker.excerpt(violation, 25).forEach((line) -> excerpts.add("    " + line));
+			}
+			Map<String, Long> errorCounts = new java.util.TreeMap<>();
+			this.errors.forEach((name, count) -> errorCounts.put(name, count.sum()));
+			return new Report(this.settings, outcomes(), plan.injected(), plan.decisions(), errorCounts, result, excerpts,
+					this.history.size() / seconds, this.history.retainedBytes());
+		}
+	}
+
+	/** Waits (bounded by the settings' catch-up time) until the read model holds every account event. */
+	private void awaitProjection(List<Integer> accounts, HistoryChecker checker) {
+		CassandraJournal journal = CassandraJournal.create(this.session, this.options, this.serializer);
+		try {
+			Awaitility.await("projection catch-up")
+				.atMost(this.settings.catchUp())
+				.pollInterval(Duration.ofMillis(250))
+				.until(() -> accounts.stream().allMatch((e) -> {
+					String pid = this.history.entityName(e);
+					long stored = io.cassandrajournal.testing.Await.result(journal.checkConsistency(pid)).storedEvents();
+					return this.readModel.getOrDefault(pid, Map.of()).size() >= stored;
+				}));
+		}
+		catch (ConditionTimeoutException ex) {
+			// The checker's projection rule reports what is missing.
+		}
+	}
+
+	private void appendClient(int client, CassandraJournal journalA, CassandraJournal journalB, int[] hot,
+			long deadline) {
+		SplittableRandom random = new SplittableRandom(this.settings.seed() * 1_000_003L + client);
+		CassandraJournal journal = (client % 2 == 0) ? journalA : journalB;
+		long[] known = new long[hot.length];
+		while (System.nanoTime() < deadline) {
+			int which = random.nextInt(hot.length);
+			int entity = hot[which];
+			String pid = this.history.entityName(entity);
+			int count = 1 + random.nextInt(3);
+			long expected = known[which];
+			int op = this.history.invoke(OpKind.APPEND, client, entity, expected, count, 0);
+			List<EventToAppend> events = new ArrayList<>(count);
+			for (int i = 0; i < count; i++) {
+				events.add(EventToAppend.of(new FaultEvent(op, i, 0), HOT_TAG));
+			}
+			try {
+				AppendResult appended = await(journal.append(pid, expected, events));
+				this.history.complete(op, Outcome.OK, appended.firstSequenceNr(), appended.lastSequenceNr());
+				known[which] = appended.lastSequenceNr();
+			}
+			catch (Throwable failure) {
+				Throwable cause = classify(op, failure);
+				if (cause instanceof JournalConcurrencyException conflict) {
+					known[which] = conflict.actualSequenceNr();
+				}
+				else if (cause instanceof JournalWriteUncertainException uncertain) {
+					known[which] = uncertain.lastSequenceNr();
+				}
+				else {
+					try {
+						known[which] = await(journal.highestSequenceNr(pid));
+					}
+					catch (Throwable again) {
+						// Keep the old guess: the next append finds out.
+					}
+				}
+			}
+		}
+	}
+
+	private void bankClient(int client, EntityRepository<Account, FaultEvent> repository, List<Integer> accounts,
+			long deadline) {
+		SplittableRandom random = new SplittableRandom(this.settings.seed() * 1_000_003L + client);
+		while (System.nanoTime() < deadline) {
+			int entity = accounts.get(random.nextInt(accounts.size()));
+			boolean deposit = random.nextInt(100) < 55;
+			long amount = 1 + random.nextInt(deposit ? 100 : 150);
+			OpKind kind = deposit ? OpKind.DEPOSIT : OpKind.WITHDRAW;
+			int op = this.history.invoke(kind, client, entity, 0, 1, amount);
+			try {
+				CommandResult<Account, FaultEvent> done = await(repository.execute(this.history.entityName(entity),
+						(state) -> {
+							if (!deposit && state.state().balance() < amount) {
+								throw new Account.Overdraft();
+							}
+							return List.of(new FaultEvent(op, 0, deposit ? amount : -amount));
+						}));
+				long seq = done.state().sequenceNr();
+				this.history.complete(op, Outcome.OK, seq, seq);
+			}
+			catch (Throwable failure) {
+				classify(op, failure);
+			}
+		}
+	}
+
+	/** Records the outcome of a failed operation: certainly not applied, rejected, or unknown. */
+	private Throwable classify(int op, Throwable failure) {
+		Throwable cause = Errors.unwrap(failure);
+		if (cause instanceof ExecutionException && cause.getCause() != null) {
+			cause = Errors.unwrap(cause.getCause());
+		}
+		this.errors.computeIfAbsent(cause.getClass().getSimpleName(), (name) -> new LongAdder()).increment();
+		if (cause instanceof Account.Overdraft) {
+			this.history.complete(op, Outcome.REJECTED, 0, 0);
+		}
+		else if (cause instanceof JournalConcurrencyException conflict) {
+			this.history.complete(op, Outcome.FAILED, 0, conflict.actualSequenceNr());
+		}
+		else if (cause instanceof JournalWriteUncertainException uncertain) {
+			this.history.complete(op, Outcome.UNKNOWN, uncertain.firstSequenceNr(), uncertain.lastSequenceNr());
+		}
+		else if (cause instanceof JournalUnavailableException || cause instanceof NoNodeAvailableException) {
+			// Definite: the library says the write did not happen (the checker holds it to that).
+			this.history.complete(op, Outcome.FAILED, 0, 0);
+		}
+		else {
+			// Timeouts and anything unexpected: the write may have happened.
+			this.history.complete(op, Outcome.UNKNOWN, 0, 0);
+		}
+		return cause;
+	}
+
+	private static <T> T await(CompletionStage<T> stage) throws ExecutionException, InterruptedException, TimeoutException {
+		return stage.toCompletableFuture().get(OPERATION_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+	}
+
+	private Map<OpKind, Map<Outcome, Long>> outcomes() {
+		Map<OpKind, Map<Outcome, Long>> counts = new EnumMap<>(OpKind.class);
+		for (int op = 0; op < this.history.size(); op++) {
+			counts.computeIfAbsent(this.history.kind(op), (k) -> new EnumMap<>(Outcome.class))
+				.merge(this.history.outcome(op), 1L, Long::sum);
+		}
+		return counts;
+	}
+
+}

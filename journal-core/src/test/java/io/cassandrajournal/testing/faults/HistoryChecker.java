@@ -1,0 +1,371 @@
+package io.cassandrajournal.testing.faults;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.Row;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.journal.CassandraJournal;
+import io.cassandrajournal.journal.ConsistencyReport;
+import io.cassandrajournal.serialization.EventSerializer;
+import io.cassandrajournal.testing.faults.History.OpKind;
+import io.cassandrajournal.testing.faults.History.Outcome;
+
+import static io.cassandrajournal.testing.Await.result;
+
+/**
+ * Reads the tables after a run (through a session without faults) and checks the history against them. Each
+ * rule is one method; a later capability adds its operations to {@link History} and its rule here.
+ */
+public final class HistoryChecker {
+
+	/** The rules of issue 14. */
+	public enum Rule {
+
+		/** Every acknowledged append is present exactly once, at its sequence numbers, in events and tag index. */
+		ACKED_PRESENT,
+		/** An operation that certainly failed (conflict, definite error, rejection) left no event. */
+		FAILED_ABSENT,
+		/** No (persistenceId, sequenceNr) holds two different events, in any table; no event is stored twice. */
+		ONE_EVENT_PER_SEQUENCE_NR,
+		/** An operation with an unknown outcome is entirely present (events and tag index) or entirely absent. */
+		UNKNOWN_ALL_OR_NOTHING,
+		/** Sequence numbers are contiguous except where an operation may have claimed them and written nothing. */
+		CONTIGUOUS,
+		/** The projection saw every event and its read model equals the fold of the journal. */
+		PROJECTION,
+		/** No account balance is ever negative (fold of the journal in sequence order). */
+		INVARIANT
+
+	}
+
+	/**
+	 * One broken rule.
+	 *
+	 * @param rule the rule
+	 * @param entity the entity's number
+	 * @param sequenceNr the sequence number involved, 0 if none
+	 * @param op the operation involved, -1 if none
+	 * @param detail what was seen
+	 */
+	public record Violation(Rule rule, int entity, long sequenceNr, int op, String detail) {
+	}
+
+	/** A stored event: which operation wrote it. */
+	private record Stored(long sequenceNr, long op, int index, long delta) {
+	}
+
+	private static final int KEPT_PER_RULE = 20;
+
+	private final CqlSession session;
+
+	private final CassandraJournalOptions options;
+
+	private final EventSerializer serializer;
+
+	private final History history;
+
+	private final Map<Rule, Long> counts = new EnumMap<>(Rule.class);
+
+	private final List<Violation> kept = new ArrayList<>();
+
+	/** Events table: (op, index) to sequence number, and per entity sequence number to event. */
+	private final Map<Long, Long> inEvents = new HashMap<>();
+
+	private final Map<Long, Long> inTagIndex = new HashMap<>();
+
+	private final List<TreeMap<Long, Stored>> eventsByEntity = new ArrayList<>();
+
+	private final List<ConsistencyReport> consistency = new ArrayList<>();
+
+	private long gapsCoveredByUnknown;
+
+	private long gapsCoveredByLostClaim;
+
+	/**
+	 * @param session a session without faults
+	 * @param options the run's journal options
+	 * @param serializer reads payloads
+	 * @param history the run's history
+	 */
+	public HistoryChecker(CqlSession session, CassandraJournalOptions options, EventSerializer serializer,
+			History history) {
+		this.session = session;
+		this.options = options;
+		this.serializer = serializer;
+		this.history = history;
+		for (Rule rule : Rule.values()) {
+			this.counts.put(rule, 0L);
+		}
+	}
+
+	/**
+	 * @param tags the tags the run wrote under
+	 * @param accounts the entity numbers of the bank accounts
+	 * @param readModel the projection's read model: per account, sequence number to delta
+	 * @return the violations, by rule and the first few of each
+	 */
+	public Result check(List<String> tags, List<Integer> accounts, Map<String, Map<Long, Long>> readModel) {
+		readTables(tags);
+		checkOperations();
+		checkContiguous();
+		checkInvariant(accounts);
+		checkProjection(accounts, readModel);
+		return new Result(new EnumMap<>(this.counts), List.copyOf(this.kept), this.gapsCoveredByUnknown,
+				this.gapsCoveredByLostClaim);
+	}
+
+	private static long key(long op, int index) {
+		return (op << 16) | index;
+	}
+
+	private void readTables(List<String> tags) {
+		CassandraJournal journal = CassandraJournal.create(this.session, this.options, this.serializer);
+		String ks = this.options.requireKeyspace();
+		Map<String, Integer> entityNumbers = new HashMap<>();
+		for (int e = 0; e < this.history.entityCount(); e++) {
+			String pid = this.history.entityName(e);
+			entityNumbers.put(pid, e);
+			ConsistencyReport report = result(journal.checkConsistency(pid));
+			this.consistency.add(report);
+			TreeMap<Long, Stored> events = new TreeMap<>();
+			for (long partition = 0; partition <= report.head() / this.options.partitionSize(); partition++) {
+				for (Row row : this.session.execute("SELECT sequence_nr, payload FROM " + ks + "."
+						+ this.options.eventsTable() + " WHERE persistence_id = ? AND partition_nr = ?", pid, partition)) {
+					FaultEvent event = this.serializer.deserialize(row.getString("payload"), FaultEvent.class);
+					long seq = row.getLong("sequence_nr");
+					events.put(seq, new Stored(seq, event.op(), event.index(), event.delta()));
+					Long earlier = this.inEvents.put(key(event.op(), event.index()), seq);
+					if (earlier != null) {
+						violation(Rule.ONE_EVENT_PER_SEQUENCE_NR, e, seq, (int) event.op(),
+								"event " + event.index() + " of the operation is stored at " + earlier + " and at " + seq);
+					}
+					if (event.op() >= this.history.size() || this.history.entityOf((int) event.op()) != e) {
+						violation(Rule.ONE_EVENT_PER_SEQUENCE_NR, e, seq, -1,
+								"holds an event of operation #" + event.op() + ", which did not write to this entity");
+					}
+				}
+			}
+			this.eventsByEntity.add(events);
+		}
+		for (String tag : tags) {
+			Map<Long, Stored> seen = new HashMap<>();
+			for (Row row : this.session.execute("SELECT persistence_id, sequence_nr, payload FROM " + ks + "."
+					+ this.options.tagIndexTable() + " WHERE tag = ?", tag)) {
+				Integer e = entityNumbers.get(row.getString("persistence_id"));
+				if (e == null) {
+					continue;
+				}
+				FaultEvent event = this.serializer.deserialize(row.getString("payload"), FaultEvent.class);
+				long seq = row.getLong("sequence_nr");
+				Stored stored = new Stored(seq, event.op(), event.index(), event.delta());
+				Stored twice = seen.put(((long) e << 40) | seq, stored);
+				if (twice != null) {
+					violation(Rule.ONE_EVENT_PER_SEQUENCE_NR, e, seq, (int) event.op(), "the tag index of '" + tag
+							+ "' holds two rows for it (operations #" + twice.op() + " and #" + event.op() + ")");
+				}
+				Stored inEventsTable = this.eventsByEntity.get(e).get(seq);
+				if (inEventsTable != null && (inEventsTable.op() != event.op() || inEventsTable.index() != event.index())) {
+					violation(Rule.ONE_EVENT_PER_SEQUENCE_NR, e, seq, (int) event.op(), "events holds #"
+							+ inEventsTable.op() + "/" + inEventsTable.index() + ", the tag index #" + event.op() + "/"
+							+ event.index());
+				}
+				this.inTagIndex.put(key(event.op(), event.index()), seq);
+			}
+		}
+	}
+
+	private void checkOperations() {
+		for (int op = 0; op < this.history.size(); op++) {
+			Outcome outcome = this.history.outcome(op);
+			int n = this.history.events(op);
+			int entity = this.history.entityOf(op);
+			int inEvents = 0;
+			int inTags = 0;
+			for (int i = 0; i < n; i++) {
+				Long seq = this.inEvents.get(key(op, i));
+				Long tagSeq = this.inTagIndex.get(key(op, i));
+				inEvents += (seq != null) ? 1 : 0;
+				inTags += (tagSeq != null) ? 1 : 0;
+				if (outcome == Outcome.OK) {
+					long want = this.history.first(op) + i;
+					if (seq == null || seq != want) {
+						violation(Rule.ACKED_PRESENT, entity, want, op, "acknowledged event " + i + " is "
+								+ ((seq == null) ? "missing from events" : "at " + seq));
+					}
+					if (tagSeq == null || tagSeq != want) {
+						violation(Rule.ACKED_PRESENT, entity, want, op, "acknowledged event " + i + " is "
+								+ ((tagSeq == null) ? "missing from the tag index" : "at " + tagSeq + " in the tag index"));
+					}
+					if (seq != null && seq == want) {
+						checkAmount(op, entity, want);
+					}
+				}
+			}
+			if ((outcome == Outcome.FAILED || outcome == Outcome.REJECTED) && (inEvents + inTags) > 0) {
+				Long at = this.inEvents.get(key(op, 0));
+				violation(Rule.FAILED_ABSENT, entity, (at != null) ? at : 0, op, "reported " + outcome + ", yet "
+						+ inEvents + " of its " + n + " events are in events and " + inTags + " in the tag index");
+			}
+			if ((outcome == Outcome.UNKNOWN || outcome == Outcome.PENDING) && (inEvents + inTags) > 0
+					&& (inEvents != n || inTags != n)) {
+				violation(Rule.UNKNOWN_ALL_OR_NOTHING, entity, this.history.first(op), op, "outcome unknown; " + inEvents
+						+ " of its " + n + " events are in events and " + inTags + " in the tag index");
+			}
+		}
+	}
+
+	private void checkAmount(int op, int entity, long seq) {
+		OpKind kind = this.history.kind(op);
+		if (kind == OpKind.APPEND) {
+			return;
+		}
+		long want = (kind == OpKind.DEPOSIT) ? this.history.value(op) : -this.history.value(op);
+		long got = this.eventsByEntity.get(entity).get(seq).delta();
+		if (got != want) {
+			violation(Rule.ACKED_PRESENT, entity, seq, op, "stored delta " + got + ", the command asked " + want);
+		}
+	}
+
+	/** A missing number is explained when an operation on the entity may have claimed it and written nothing. */
+	private void checkContiguous() {
+		List<List<long[]>> mayHaveClaimed = new ArrayList<>();
+		List<List<long[]>> lostClaims = new ArrayList<>();
+		for (int e = 0; e < this.history.entityCount(); e++) {
+			mayHaveClaimed.add(new ArrayList<>());
+			lostClaims.add(new ArrayList<>());
+		}
+		for (int op = 0; op < this.history.size(); op++) {
+			Outcome outcome = this.history.outcome(op);
+			int e = this.history.entityOf(op);
+			if (outcome == Outcome.UNKNOWN || outcome == Outcome.PENDING) {
+				long first = this.history.first(op);
+				mayHaveClaimed.get(e).add((first == 0) ? new long[] { 1, Long.MAX_VALUE }
+						: new long[] { first, this.history.last(op) });
+			}
+			// A claim that timed out, applied, and was then reported as a conflict: its head is exactly the claim.
+			if (outcome == Outcome.FAILED && this.history.kind(op) == OpKind.APPEND
+					&& this.history.last(op) == this.history.expected(op) + this.history.events(op)) {
+				lostClaims.get(e).add(new long[] { this.history.expected(op) + 1, this.history.last(op) });
+			}
+		}
+		for (int e = 0; e < this.consistency.size(); e++) {
+			ConsistencyReport report = this.consistency.get(e);
+			for (ConsistencyReport.SequenceRange range : report.missing()) {
+				for (long seq = range.from(); seq <= range.to(); seq++) {
+					if (covered(mayHaveClaimed.get(e), seq)) {
+						this.gapsCoveredByUnknown++;
+					}
+					else if (covered(lostClaims.get(e), seq)) {
+						this.gapsCoveredByLostClaim++;
+					}
+					else {
+						violation(Rule.CONTIGUOUS, e, seq, -1, "no event, and no operation may have claimed it");
+					}
+				}
+			}
+			TreeMap<Long, Stored> events = this.eventsByEntity.get(e);
+			if (!events.isEmpty() && events.lastKey() > report.head()) {
+				violation(Rule.CONTIGUOUS, e, events.lastKey(), -1, "an event above the head " + report.head());
+			}
+		}
+	}
+
+	private static boolean covered(List<long[]> ranges, long seq) {
+		for (long[] range : ranges) {
+			if (seq >= range[0] && seq <= range[1]) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private void checkInvariant(List<Integer> accounts) {
+		for (int e : accounts) {
+			long balance = 0;
+			for (Stored event : this.eventsByEntity.get(e).values()) {
+				balance += event.delta();
+				if (balance < 0) {
+					violation(Rule.INVARIANT, e, event.sequenceNr(), (int) event.op(), "balance " + balance);
+					break;
+				}
+			}
+		}
+	}
+
+	private void checkProjection(List<Integer> accounts, Map<String, Map<Long, Long>> readModel) {
+		for (int e : accounts) {
+			Map<Long, Long> model = readModel.getOrDefault(this.history.entityName(e), Map.of());
+			TreeMap<Long, Stored> events = this.eventsByEntity.get(e);
+			for (Stored event : events.values()) {
+				Long seen = model.get(event.sequenceNr());
+				if (seen == null || seen != event.delta()) {
+					violation(Rule.PROJECTION, e, event.sequenceNr(), (int) event.op(),
+							(seen == null) ? "never delivered" : "delivered with delta " + seen + ", journal " + event.delta());
+				}
+			}
+			for (long seq : model.keySet()) {
+				if (!events.containsKey(seq)) {
+					violation(Rule.PROJECTION, e, seq, -1, "delivered, but not in events");
+				}
+			}
+		}
+	}
+
+	private void violation(Rule rule, int entity, long seq, int op, String detail) {
+		long count = this.counts.merge(rule, 1L, Long::sum);
+		if (count <= KEPT_PER_RULE) {
+			this.kept.add(new Violation(rule, entity, seq, op, detail));
+		}
+	}
+
+	/**
+	 * The shortest stretch of history that shows a violation: the operations on its entity that touched its
+	 * sequence number (claimed, wrote or may have written it), in invocation order.
+	 * @param violation a violation
+	 * @param limit the most lines to show
+	 * @return the lines
+	 */
+	public List<String> excerpt(Violation violation, int limit) {
+		List<String> lines = new ArrayList<>();
+		long seq = violation.sequenceNr();
+		for (int op = 0; op < this.history.size() && lines.size() < limit; op++) {
+			if (this.history.entityOf(op) != violation.entity()) {
+				continue;
+			}
+			boolean touches = op == violation.op();
+			if (!touches && seq > 0) {
+				long expected = this.history.expected(op);
+				boolean append = this.history.kind(op) == OpKind.APPEND;
+				touches = (append && seq > expected && seq <= expected + this.history.events(op))
+						|| (this.history.first(op) > 0 && seq >= this.history.first(op) && seq <= this.history.last(op));
+			}
+			if (touches) {
+				lines.add(this.history.describe(op));
+			}
+		}
+		return lines;
+	}
+
+	/**
+	 * @param violations how many per rule
+	 * @param first the first few of each rule
+	 * @param gapsCoveredByUnknown missing numbers an operation with an unknown outcome may have claimed
+	 * @param gapsCoveredByLostClaim missing numbers of a claim that timed out and was reported as a conflict
+	 */
+	public record Result(Map<Rule, Long> violations, List<Violation> first, long gapsCoveredByUnknown,
+			long gapsCoveredByLostClaim) {
+
+		public long total() {
+			return this.violations.values().stream().mapToLong(Long::longValue).sum();
+		}
+
+	}
+
+}
