@@ -14,7 +14,9 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.DriverTimeoutException;
 import com.datastax.oss.driver.api.core.NoNodeAvailableException;
+import com.datastax.oss.driver.api.core.servererrors.WriteTimeoutException;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 
@@ -26,6 +28,7 @@ import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.journal.AppendResult;
 import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.EventToAppend;
+import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.JournalConcurrencyException;
 import io.cassandrajournal.journal.JournalWriteUncertainException;
 import io.cassandrajournal.projection.DurableStateOffsetStore;
@@ -170,8 +173,11 @@ public final class FaultRun {
 		FaultPlan plan = new FaultPlan(this.settings.seed(), this.settings.rates());
 		CqlSession sessionA = new PlannedFaultSession(this.session, plan, this.options.metadataTable()).session();
 		CqlSession sessionB = new PlannedFaultSession(this.session, plan, this.options.metadataTable()).session();
-		CassandraJournal journalA = CassandraJournal.create(sessionA, this.options, this.serializer);
-		CassandraJournal journalB = CassandraJournal.create(sessionB, this.options, this.serializer);
+		CassandraJournal cassandraA = CassandraJournal.create(sessionA, this.options, this.serializer);
+		CassandraJournal cassandraB = CassandraJournal.create(sessionB, this.options, this.serializer);
+		// Every append goes through a journal that remembers attempts that may have left a claim without events.
+		AttemptRecordingJournal journalA = new AttemptRecordingJournal(cassandraA);
+		AttemptRecordingJournal journalB = new AttemptRecordingJournal(cassandraB);
 		Account.Entity entity = new Account.Entity();
 		EntityRepository<Account, FaultEvent> repositoryA = EntityRepository
 			.create(journalA, CassandraSnapshotStore.create(sessionA, this.options, this.serializer), entity, 3)
@@ -187,11 +193,11 @@ public final class FaultRun {
 		for (int i = 0; i < this.settings.accounts(); i++) {
 			accounts.add(this.history.entity(prefix + "account-" + i));
 		}
-		CassandraReadJournal readJournal = CassandraReadJournal.create(journalA, sessionA, this.options, this.serializer);
+		CassandraReadJournal readJournal = CassandraReadJournal.create(cassandraA, sessionA, this.options, this.serializer);
 		ProjectionHandler<FaultEvent> handler = ProjectionHandler.blocking((event) -> this.readModel
 			.computeIfAbsent(event.persistenceId(), (pid) -> new ConcurrentHashMap<>())
 			.put(event.sequenceNr(), event.payload().delta()));
-		try (ProjectionEngine engine = ProjectionEngine.builder(journalA)
+		try (ProjectionEngine engine = ProjectionEngine.builder(cassandraA)
 			.readJournal(readJournal)
 			// Offsets saved with compare-and-set, through the faults.
 			.offsetStore(new DurableStateOffsetStore(
@@ -221,7 +227,10 @@ public final class FaultRun {
 			plan.disarm();
 			HistoryChecker checker = new HistoryChecker(this.session, this.options, this.serializer, this.history);
 			awaitProjection(accounts, checker);
-			HistoryChecker.Result result = checker.check(List.of(HOT_TAG, BANK_TAG), accounts, this.readModel);
+			List<AttemptRecordingJournal.LostClaim> lostClaims = new ArrayList<>(journalA.lostClaims());
+			lostClaims.addAll(journalB.lostClaims());
+			HistoryChecker.Result result = checker.check(List.of(HOT_TAG, BANK_TAG), accounts, this.readModel,
+					lostClaims);
 			List<String> excerpts = new ArrayList<>();
 			for (Violation violation : result.first()) {
 				excerpts.add(violation.rule() + " on " + this.history.entityName(violation.entity()) + " at "
@@ -253,10 +262,9 @@ public final class FaultRun {
 		}
 	}
 
-	private void appendClient(int client, CassandraJournal journalA, CassandraJournal journalB, int[] hot,
-			long deadline) {
+	private void appendClient(int client, Journal journalA, Journal journalB, int[] hot, long deadline) {
 		SplittableRandom random = new SplittableRandom(this.settings.seed() * 1_000_003L + client);
-		CassandraJournal journal = (client % 2 == 0) ? journalA : journalB;
+		Journal journal = (client % 2 == 0) ? journalA : journalB;
 		long[] known = new long[hot.length];
 		while (System.nanoTime() < deadline) {
 			int which = random.nextInt(hot.length);
@@ -336,7 +344,8 @@ public final class FaultRun {
 		else if (cause instanceof JournalWriteUncertainException uncertain) {
 			this.history.complete(op, Outcome.UNKNOWN, uncertain.firstSequenceNr(), uncertain.lastSequenceNr());
 		}
-		else if (cause instanceof JournalUnavailableException || cause instanceof NoNodeAvailableException) {
+		else if ((cause instanceof JournalUnavailableException || cause instanceof NoNodeAvailableException)
+				&& !causedByTimeout(cause)) {
 			// Definite: the library says the write did not happen (the checker holds it to that).
 			this.history.complete(op, Outcome.FAILED, 0, 0);
 		}
@@ -345,6 +354,23 @@ public final class FaultRun {
 			this.history.complete(op, Outcome.UNKNOWN, 0, 0);
 		}
 		return cause;
+	}
+
+	/**
+	 * @param failure a failure
+	 * @return whether a timeout is in its causes (the write may have applied), other than a claim the journal
+	 * resolved as not applied
+	 */
+	static boolean causedByTimeout(Throwable failure) {
+		if (failure.getMessage() != null && failure.getMessage().contains("did not apply")) {
+			return false;
+		}
+		for (Throwable t = failure; t != null; t = t.getCause()) {
+			if (t instanceof DriverTimeoutException || t instanceof WriteTimeoutException || t instanceof TimeoutException) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private static <T> T await(CompletionStage<T> stage) throws ExecutionException, InterruptedException, TimeoutException {

@@ -36,7 +36,10 @@ public final class HistoryChecker {
 		ONE_EVENT_PER_SEQUENCE_NR,
 		/** An operation with an unknown outcome is entirely present (events and tag index) or entirely absent. */
 		UNKNOWN_ALL_OR_NOTHING,
-		/** Sequence numbers are contiguous except where an operation may have claimed them and written nothing. */
+		/**
+		 * Sequence numbers are contiguous except where an operation may have claimed them and written nothing
+		 * (an unknown outcome, or an append that lost to its own timed-out claim).
+		 */
 		CONTIGUOUS,
 		/** The projection saw every event and its read model equals the fold of the journal. */
 		PROJECTION,
@@ -109,12 +112,14 @@ public final class HistoryChecker {
 	 * @param tags the tags the run wrote under
 	 * @param accounts the entity numbers of the bank accounts
 	 * @param readModel the projection's read model: per account, sequence number to delta
+	 * @param repositoryLostClaims appends a repository made inside a command, lost to their own timed-out claim
 	 * @return the violations, by rule and the first few of each
 	 */
-	public Result check(List<String> tags, List<Integer> accounts, Map<String, Map<Long, Long>> readModel) {
+	Result check(List<String> tags, List<Integer> accounts, Map<String, Map<Long, Long>> readModel,
+			List<AttemptRecordingJournal.LostClaim> repositoryLostClaims) {
 		readTables(tags);
 		checkOperations();
-		checkContiguous();
+		checkContiguous(repositoryLostClaims);
 		checkInvariant(accounts);
 		checkProjection(accounts, readModel);
 		return new Result(new EnumMap<>(this.counts), List.copyOf(this.kept), this.gapsCoveredByUnknown,
@@ -234,20 +239,28 @@ public final class HistoryChecker {
 	}
 
 	/** A missing number is explained when an operation on the entity may have claimed it and written nothing. */
-	private void checkContiguous() {
+	private void checkContiguous(List<AttemptRecordingJournal.LostClaim> repositoryLostClaims) {
 		List<List<long[]>> mayHaveClaimed = new ArrayList<>();
 		List<List<long[]>> lostClaims = new ArrayList<>();
+		Map<String, Integer> numbers = new HashMap<>();
 		for (int e = 0; e < this.history.entityCount(); e++) {
 			mayHaveClaimed.add(new ArrayList<>());
 			lostClaims.add(new ArrayList<>());
+			numbers.put(this.history.entityName(e), e);
+		}
+		for (AttemptRecordingJournal.LostClaim lost : repositoryLostClaims) {
+			Integer e = numbers.get(lost.persistenceId());
+			if (e != null) {
+				lostClaims.get(e).add(new long[] { lost.from(), lost.to() });
+			}
 		}
 		for (int op = 0; op < this.history.size(); op++) {
 			Outcome outcome = this.history.outcome(op);
 			int e = this.history.entityOf(op);
-			if (outcome == Outcome.UNKNOWN || outcome == Outcome.PENDING) {
-				long first = this.history.first(op);
-				mayHaveClaimed.get(e).add((first == 0) ? new long[] { 1, Long.MAX_VALUE }
-						: new long[] { first, this.history.last(op) });
+			// An unknown outcome with its range (JournalWriteUncertainException); other unknowns are covered by the
+			// attempts the journals recorded, never by a blanket range.
+			if ((outcome == Outcome.UNKNOWN || outcome == Outcome.PENDING) && this.history.first(op) > 0) {
+				mayHaveClaimed.get(e).add(new long[] { this.history.first(op), this.history.last(op) });
 			}
 			// A claim that timed out, applied, and was then reported as a conflict: its head is exactly the claim.
 			if (outcome == Outcome.FAILED && this.history.kind(op) == OpKind.APPEND
