@@ -81,6 +81,8 @@ public final class ProjectionEngine implements AutoCloseable {
 
 	private final List<ScheduledFuture<?>> fanOuts = new CopyOnWriteArrayList<>();
 
+	private final List<LivePersistenceIds> fanOutIds = new CopyOnWriteArrayList<>();
+
 	private final AppendListener wakeUp;
 
 	private ProjectionEngine(Builder builder) {
@@ -156,6 +158,7 @@ public final class ProjectionEngine implements AutoCloseable {
 			ProjectionSettings settings, Duration discoveryInterval) {
 		LivePersistenceIds ids = (this.readJournal != null) ? this.readJournal.livePersistenceIds() : null;
 		Objects.requireNonNull(ids, "fan-out needs a read journal: builder.readJournal(...)");
+		this.fanOutIds.add(ids);
 		this.fanOuts.add(this.executor.scheduleWithFixedDelay(() -> {
 			try {
 				for (String id : ids.poll().toCompletableFuture().join()) {
@@ -194,6 +197,9 @@ public final class ProjectionEngine implements AutoCloseable {
 	/** @return completes when every projection stopped after its event in hand and stored its offset */
 	public CompletionStage<Void> stopAll() {
 		this.fanOuts.forEach((task) -> task.cancel(false));
+		// Each fan-out's stream holds an append listener on the journal: release it with the fan-out.
+		this.fanOutIds.forEach(LivePersistenceIds::close);
+		this.fanOutIds.clear();
 		return CompletableFuture.allOf(this.runners.values().stream().map((r) -> r.stop().toCompletableFuture())
 			.toArray(CompletableFuture[]::new));
 	}
