@@ -135,7 +135,9 @@ public final class AppendWriter {
 		return this.session.executeAsync(this.statements.selectHeadSerial.bind(persistenceId))
 			.handle((rs, error) -> {
 				if (error != null) {
-					throw new CompletionException(timeout);
+					// Neither the claim's outcome nor the head is known: nothing was written, the claim may hold.
+					throw new CompletionException(JournalWriteUncertainException.unresolvedClaim(persistenceId,
+							expected + 1, claimed, Errors.unwrap(timeout)));
 				}
 				Row row = rs.one();
 				Long found = head(row);

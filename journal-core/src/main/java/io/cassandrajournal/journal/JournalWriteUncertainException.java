@@ -42,6 +42,33 @@ public class JournalWriteUncertainException extends JournalUnavailableException 
 		this.lastSequenceNr = lastSequenceNr;
 	}
 
+	private JournalWriteUncertainException(String message, String persistenceId, long firstSequenceNr,
+			long lastSequenceNr, Throwable cause) {
+		super(message, cause);
+		this.persistenceId = persistenceId;
+		this.firstSequenceNr = firstSequenceNr;
+		this.lastSequenceNr = lastSequenceNr;
+	}
+
+	/**
+	 * The append's claim timed out and reading the head to resolve it failed too: no event of the append was
+	 * written, but the claim may hold (then its numbers are a gap, as after a crash).
+	 * @param persistenceId the entity appended to
+	 * @param firstSequenceNr the first sequence number of the claimed range
+	 * @param lastSequenceNr the last one
+	 * @param cause the claim's timeout
+	 * @return the exception
+	 */
+	public static JournalWriteUncertainException unresolvedClaim(String persistenceId, long firstSequenceNr,
+			long lastSequenceNr, Throwable cause) {
+		return new JournalWriteUncertainException("The claim of sequence numbers " + firstSequenceNr + ".."
+				+ lastSequenceNr + " on '" + persistenceId + "' timed out (" + cause.getMessage() + ") and reading the "
+				+ "head to resolve it failed too: nothing of this append was written, but the claim may hold. Reload "
+				+ "before deciding again (a retry with the same expected sequence number fails with a conflict if the "
+				+ "claim held; its numbers are then a gap, as after a crash).", persistenceId, firstSequenceNr,
+				lastSequenceNr, cause);
+	}
+
 	/** @return the entity appended to */
 	public String persistenceId() {
 		return this.persistenceId;

@@ -236,6 +236,30 @@ class AppendFaultsIT {
 		assertThat(replayed).containsExactly(1L, 4L);
 	}
 
+	/**
+	 * Found by the fault run (docs/reliability.md, finding 3): a claim that timed out, whose serial head read failed
+	 * too, was reported as a plain JournalUnavailableException although the claim may hold. The caller must be told
+	 * the outcome is unknown.
+	 */
+	@Test
+	void aClaimThatTimedOutAndCouldNotBeResolvedIsReportedAsUncertain() {
+		FaultInjectingSession faults = new FaultInjectingSession(this.session);
+		CassandraJournal journal = journal(faults);
+		String id = newId();
+		result(journal.append(id, 0, List.of(EventToAppend.of(new Opened()))));
+
+		faults.applyThenTimeOut(lightweightTransactions(), 1);
+		faults.failOnce(".metadata WHERE");
+		Throwable failed = catchThrowable(() -> result(journal.append(id, 1, List.of(EventToAppend.of(new Deposited(1))))));
+
+		assertThat(failed).isInstanceOf(JournalWriteUncertainException.class);
+		assertThat(((JournalWriteUncertainException) failed).firstSequenceNr()).isEqualTo(2);
+		assertThat(((JournalWriteUncertainException) failed).lastSequenceNr()).isEqualTo(2);
+		assertThat(failed.getMessage()).contains("nothing of this append was written");
+		assertThat(eventPayload(id, 2)).as("no event written under an unresolved claim").isNull();
+		assertThat(result(journal.checkConsistency(id)).missing()).containsExactly(new ConsistencyReport.SequenceRange(2, 2));
+	}
+
 	@Test
 	void aClaimThatTimedOutInTheDriverIsResolvedLikeAServerTimeout() {
 		FaultInjectingSession faults = new FaultInjectingSession(this.session);

@@ -94,7 +94,10 @@ class DeleteToIT {
 		result(deleted, Duration.ofSeconds(10));
 
 		int requests = counting.takeCount();
-		assertThat(onCallingThread).as("requests sent on the calling thread: the head and the last mark").isEqualTo(2);
+		// Normally just the head and the last mark; when those reads have already completed by the time their
+		// continuations are attached (a loaded machine), CompletableFuture runs the rest on the calling thread
+		// too. What matters: the calling thread never runs the old per-partition loop (1,000 here, the limit).
+		assertThat(onCallingThread).as("requests sent on the calling thread").isBetween(2, 2 + 4 * 3 + 2);
 		counting.limitTo(Integer.MAX_VALUE);
 		// The head and the last deletion mark; per partition (4 of 3 rows): read the rows' tags, one tag index
 		// batch, one events delete; then the new mark and the removal of older marks.

@@ -14,6 +14,7 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
 
 import io.cassandrajournal.JournalUnavailableException;
 import io.cassandrajournal.journal.JournalConcurrencyException;
+import io.cassandrajournal.journal.JournalWriteUncertainException;
 import io.cassandrajournal.sample.load.LoadGenerator;
 
 /**
@@ -69,10 +70,13 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
 		if ((last == 0 || now - last > OUTAGE_LOG_INTERVAL_NANOS) && this.lastOutageLog.compareAndSet(last, now)) {
 			outageLogger.warn("The journal is unavailable; answering 503 (logged at most every 30 s): {}", ex.getMessage());
 		}
+		String detail = (ex instanceof JournalWriteUncertainException)
+				? "The journal lost contact with Cassandra during this command: it may or may not have been applied. "
+						+ "Read the account before you retry."
+				: "The journal cannot reach Cassandra right now; nothing was changed. Retry in a few seconds.";
 		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
 			.header(HttpHeaders.RETRY_AFTER, "5")
-			.body(problem(HttpStatus.SERVICE_UNAVAILABLE, "Journal unavailable", "The journal cannot reach Cassandra "
-					+ "right now; nothing was changed unless the answer said so. Retry in a few seconds."));
+			.body(problem(HttpStatus.SERVICE_UNAVAILABLE, "Journal unavailable", detail));
 	}
 
 	@ExceptionHandler(IllegalArgumentException.class)
