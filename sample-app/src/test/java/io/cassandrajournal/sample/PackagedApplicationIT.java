@@ -27,9 +27,12 @@ import static org.awaitility.Awaitility.await;
 /**
  * The sample as Spring Boot packages it ({@code target/sample-app-*.jar}, built by {@code package} before the
  * integration tests run): Cassandra's jars are not inside it, and {@code java -jar} with the embedded node on
- * starts a node (whose jars come from the local Maven repository) and reports health UP.
+ * starts a node (whose jars come from the local Maven repository) and reports health UP, configured by the
+ * README's {@code application.yml} for an application on the embedded node.
  */
 class PackagedApplicationIT {
+
+	static final Path README_YAML = Path.of("src/test/resources/readme/embedded-application.yml");
 
 	private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -64,6 +67,8 @@ class PackagedApplicationIT {
 			command.add("-Dmaven.repo.local=" + repo);
 		}
 		command.addAll(List.of("-jar", packagedJar().toString(), "--server.port=" + httpPort,
+				// the README's application.yml for one's own application on the embedded node
+				"--spring.config.additional-location=" + README_YAML.toAbsolutePath(),
 				"--journal.cassandra.embedded.enabled=true", "--journal.cassandra.embedded.port=" + cqlPort,
 				"--journal.cassandra.embedded.temporary=true", "--journal.cassandra.embedded.max-heap=512m"));
 		Process app = new ProcessBuilder(command).directory(work.toFile())
