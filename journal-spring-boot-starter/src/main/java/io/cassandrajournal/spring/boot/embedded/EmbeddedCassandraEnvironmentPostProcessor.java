@@ -55,7 +55,8 @@ public final class EmbeddedCassandraEnvironmentPostProcessor implements Environm
 		}
 		if (!ClassUtils.isPresent(LAUNCHER_CLASS, application.getClassLoader())) {
 			throw new IllegalStateException("journal.cassandra.embedded.enabled=true needs the launcher on the "
-					+ "classpath: add io.cassandrajournal:cassandra-launcher with all transitive dependencies excluded");
+					+ "classpath: add the dependency io.cassandrajournal:cassandra-launcher (scope runtime; test if only tests "
+					+ "use the embedded node). It is JDK-only: Cassandra's own jars stay off the application's classpath");
 		}
 		Binder binder = Binder.get(environment);
 		List<String> journalPoints = binder.bind("journal.cassandra.contact-points", String[].class)
