@@ -168,8 +168,8 @@ public final class CassandraJournalAutoConfiguration {
 				.withLightweightTransactions(p.isLightweightTransactions())
 				.withSerialConsistency(p.getSerialConsistency())
 				.withPersistenceIdBuckets(p.getPersistenceIdBuckets())
-				.withPageSize(p.getPageSize()));
-			map.from(p.getInFlightWait()).to((v) -> h.set(h.get().withInFlightWait(v)));
+				.withPageSize(p.getPageSize())
+				.withInFlightWait(p.getInFlightWait()));
 			return h.get();
 		}
 

@@ -76,18 +76,21 @@ public final class JournalProjectionsAutoConfiguration {
 	ProjectionEngine projectionEngine(Journal journal, CassandraReadJournal readJournal, OffsetStore offsetStore,
 			ObjectProvider<DeadLetterQueue> deadLetterQueue, ObjectProvider<MeterRegistry> meterRegistry,
 			EventSerializer serializer, CassandraJournalOptions options, JournalCassandraProperties properties) {
-		ProjectionEngine.Builder builder = ProjectionEngine.builder(journal)
-			.readJournal(readJournal)
+		ProjectionEngine.Builder builder = engineBuilder(journal, properties).readJournal(readJournal)
 			.serializer(serializer)
 			.offsetStore(offsetStore)
 			.deadLetterQueue(deadLetterQueue.getIfAvailable())
-			.clock(options.clock())
-			.threads(properties.getProjections().getThreads());
+			.clock(options.clock());
 		MeterRegistry registry = meterRegistry.getIfUnique();
 		if (registry != null) {
 			builder.meterRegistry(registry);
 		}
 		return builder.build();
+	}
+
+	/** The engine's own properties ({@code journal.cassandra.projections.threads}). */
+	static ProjectionEngine.Builder engineBuilder(Journal journal, JournalCassandraProperties properties) {
+		return ProjectionEngine.builder(journal).threads(properties.getProjections().getThreads());
 	}
 
 	@Bean

@@ -33,6 +33,11 @@ public class ProjectionsHealthIndicator extends AbstractHealthIndicator {
 		this.downStates = Set.copyOf(downStates);
 	}
 
+	/** @return the states that make the health DOWN */
+	public Set<ProjectionState> downStates() {
+		return this.downStates;
+	}
+
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
 		boolean down = false;

@@ -96,7 +96,8 @@ class CassandraJournalAutoConfigurationIT {
 				"journal.cassandra.entities.max-retries=5", "journal.cassandra.entities.cache-size=50",
 				"journal.cassandra.projections.poll-interval=250ms", "journal.cassandra.projections.max-retries=7",
 				"journal.cassandra.projections.recovery-strategy=retry-and-skip",
-				"journal.cassandra.projections.backtrack-window=3s")
+				"journal.cassandra.projections.backtrack-window=3s",
+				"journal.cassandra.projections.dead-letter-table=my_dead_letters")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				CassandraJournalOptions options = context.getBean(CassandraJournalOptions.class);
@@ -131,7 +132,23 @@ class CassandraJournalAutoConfigurationIT {
 				assertThat(defaults.recoveryStrategy())
 					.isEqualTo(io.cassandrajournal.projection.RecoveryStrategy.RETRY_AND_SKIP);
 				assertThat(defaults.feed().backtrackWindow()).isEqualTo(Duration.ofSeconds(3));
+				assertThat(context.getBean(JournalSession.class)
+					.session()
+					.getMetadata()
+					.getKeyspace(options.requireKeyspace())
+					.flatMap((ks) -> ks.getTable("my_dead_letters"))).as("the dead-letter table it created").isPresent();
 			});
+	}
+
+	@Test
+	void projectionSwitches() {
+		this.runner.run((context) -> assertThat(context).hasSingleBean(ProjectionEngine.class)
+			.hasSingleBean(io.cassandrajournal.projection.DeadLetterQueue.class));
+		this.runner.withPropertyValues("journal.cassandra.projections.dead-letter-queue=false")
+			.run((context) -> assertThat(context).hasSingleBean(ProjectionEngine.class)
+				.doesNotHaveBean(io.cassandrajournal.projection.DeadLetterQueue.class));
+		this.runner.withPropertyValues("journal.cassandra.projections.enabled=false")
+			.run((context) -> assertThat(context).hasSingleBean(Journal.class).doesNotHaveBean(ProjectionEngine.class));
 	}
 
 	@Configuration(proxyBeanMethods = false)
