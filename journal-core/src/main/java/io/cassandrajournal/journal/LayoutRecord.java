@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import com.datastax.oss.driver.api.core.CqlIdentifier;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.Row;
 import org.slf4j.Logger;
@@ -76,7 +77,11 @@ final class LayoutRecord {
 		Row recorded = session.execute(statements.serialRead("SELECT settings FROM " + table + " WHERE id = ?").bind(KEY))
 			.one();
 		if (recorded == null) {
-			boolean hadEvents = session
+			boolean eventsTable = session.getMetadata()
+				.getKeyspace(CqlIdentifier.fromInternal(keyspace))
+				.flatMap((ks) -> ks.getTable(CqlIdentifier.fromInternal(options.eventsTable())))
+				.isPresent();
+			boolean hadEvents = eventsTable && session
 				.execute(statements.read("SELECT persistence_id FROM " + keyspace + "." + options.eventsTable() + " LIMIT 1")
 					.bind())
 				.one() != null;

@@ -89,7 +89,11 @@ public final class CassandraJournalAutoConfiguration {
 	@ConditionalOnMissingBean(Journal.class)
 	CassandraJournal cassandraJournal(JournalSession session, CassandraJournalOptions options,
 			EventSerializer serializer, ObjectProvider<JournalMetrics> metrics) {
-		return CassandraJournal.create(session.session(), options, serializer, metrics.getIfAvailable(() -> JournalMetrics.NONE));
+		CassandraJournal journal = CassandraJournal.create(session.session(), options, serializer,
+				metrics.getIfAvailable(() -> JournalMetrics.NONE));
+		// Refuse to run beside instances that lay rows out differently (JournalLayoutFailureAnalyzer reports it).
+		CassandraJournal.verifyLayout(session.session(), options);
+		return journal;
 	}
 
 	@Bean

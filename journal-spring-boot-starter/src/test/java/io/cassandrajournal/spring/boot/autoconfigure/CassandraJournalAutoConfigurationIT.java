@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.cassandra.autoconfigure.CassandraAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -137,6 +138,24 @@ class CassandraJournalAutoConfigurationIT {
 					.getMetadata()
 					.getKeyspace(options.requireKeyspace())
 					.flatMap((ks) -> ks.getTable("my_dead_letters"))).as("the dead-letter table it created").isPresent();
+			});
+	}
+
+	@Test
+	void theSameLayoutStartsAgainAndADifferentOneFailsWithAReportNamingBothValues() {
+		ApplicationContextRunner layout = this.runner.withPropertyValues("journal.cassandra.events-table=layout_events",
+				"journal.cassandra.partition-size=1000");
+		layout.run((context) -> assertThat(context).hasNotFailed());
+		layout.run((context) -> assertThat(context).as("same settings, second start").hasNotFailed());
+		layout.withPropertyValues("journal.cassandra.partition-size=2000", "journal.cassandra.use-tag-index=false")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new JournalLayoutFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).as("reported by the failure analyzer").isNotNull();
+				assertThat(analysis.getDescription())
+					.contains("journal.cassandra.partition-size is 2000 here but the journal was first started with 1000")
+					.contains("journal.cassandra.use-tag-index is false here but the journal was first started with true");
+				assertThat(analysis.getAction()).contains("stop every instance").contains("layout_events_layout");
 			});
 	}
 
