@@ -132,6 +132,8 @@ final class ProjectionRunner<E> implements ProjectionControl {
 
 	private volatile @Nullable Instant lastEventTimestamp;
 
+	private volatile ProjectionStatus.@Nullable HandledEvent lastHandled;
+
 	private volatile Duration lag = Duration.ZERO;
 
 	private volatile @Nullable String lastError;
@@ -167,7 +169,7 @@ final class ProjectionRunner<E> implements ProjectionControl {
 	@Override
 	public ProjectionStatus status() {
 		return new ProjectionStatus(this.id, this.state, this.offset, this.handled.get(), this.skipped.get(),
-				this.lastEventTimestamp, this.lag, this.lagEvents, this.lastError);
+				this.lastEventTimestamp, this.lag, this.lagEvents, this.lastError, this.lastHandled);
 	}
 
 	private static boolean active(ProjectionState state) {
@@ -691,6 +693,7 @@ final class ProjectionRunner<E> implements ProjectionControl {
 		this.handled.incrementAndGet();
 		this.metrics.handled(Duration.ofNanos(System.nanoTime() - started));
 		this.lastEventTimestamp = event.timestamp();
+		this.lastHandled = new ProjectionStatus.HandledEvent(event.persistenceId(), event.sequenceNr(), event.timestamp());
 		settled(event, "handled");
 	}
 

@@ -21,6 +21,7 @@ import io.cassandrajournal.projection.ProjectionSettings;
 import io.cassandrajournal.query.CassandraReadJournal;
 import io.cassandrajournal.query.FeedSettings;
 import io.cassandrajournal.serialization.EventSerializer;
+import io.cassandrajournal.spring.boot.projection.InMemoryCursors;
 import io.cassandrajournal.spring.boot.projection.ProjectionLifecycle;
 import io.cassandrajournal.state.DurableStateStore;
 
@@ -71,18 +72,24 @@ public final class JournalProjectionsAutoConfiguration {
 			.withFeed(new FeedSettings(p.getConsistencyWindow(), p.getBacktrackWindow(), p.getPageSize()));
 	}
 
+	@Bean
+	@ConditionalOnMissingBean
+	InMemoryCursors journalInMemoryCursors() {
+		return new InMemoryCursors();
+	}
+
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	ProjectionEngine projectionEngine(Journal journal, CassandraReadJournal readJournal, OffsetStore offsetStore,
-			ObjectProvider<DeadLetterQueue> deadLetterQueue, ObjectProvider<MeterRegistry> meterRegistry,
-			EventSerializer serializer, CassandraJournalOptions options, JournalCassandraProperties properties) {
-		ProjectionEngine.Builder builder = ProjectionEngine.builder(journal)
-			.readJournal(readJournal)
+			InMemoryCursors inMemoryCursors, ObjectProvider<DeadLetterQueue> deadLetterQueue,
+			ObjectProvider<MeterRegistry> meterRegistry, EventSerializer serializer, CassandraJournalOptions options,
+			JournalCassandraProperties properties) {
+		ProjectionEngine.Builder builder = engineBuilder(journal, properties).readJournal(readJournal)
 			.serializer(serializer)
-			.offsetStore(offsetStore)
+			// Durable cursors, except those of @ProjectionHandler(rebuildOnStart = true) projections.
+			.offsetStore(inMemoryCursors.around(offsetStore))
 			.deadLetterQueue(deadLetterQueue.getIfAvailable())
-			.clock(options.clock())
-			.threads(properties.getProjections().getThreads());
+			.clock(options.clock());
 		MeterRegistry registry = meterRegistry.getIfUnique();
 		if (registry != null) {
 			builder.meterRegistry(registry);
@@ -90,11 +97,18 @@ public final class JournalProjectionsAutoConfiguration {
 		return builder.build();
 	}
 
+	/** The engine's own properties ({@code journal.cassandra.projections.threads}). */
+	static ProjectionEngine.Builder engineBuilder(Journal journal, JournalCassandraProperties properties) {
+		return ProjectionEngine.builder(journal).threads(properties.getProjections().getThreads());
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	ProjectionLifecycle projectionLifecycle(ProjectionEngine engine, ConfigurableListableBeanFactory beanFactory,
-			EventSerializer serializer, ProjectionSettings defaults, ObjectProvider<MeterRegistry> meterRegistry) {
-		return new ProjectionLifecycle(engine, beanFactory, serializer, defaults, meterRegistry.getIfUnique());
+			EventSerializer serializer, ProjectionSettings defaults, ObjectProvider<MeterRegistry> meterRegistry,
+			InMemoryCursors inMemoryCursors) {
+		return new ProjectionLifecycle(engine, beanFactory, serializer, defaults, meterRegistry.getIfUnique(),
+				inMemoryCursors);
 	}
 
 
