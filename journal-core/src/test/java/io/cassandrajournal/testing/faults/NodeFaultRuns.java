@@ -1,0 +1,106 @@
+package io.cassandrajournal.testing.faults;
+
+import java.time.Duration;
+import java.util.List;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.CqlSession;
+import org.awaitility.Awaitility;
+
+import io.cassandrajournal.launcher.CassandraCluster;
+import io.cassandrajournal.launcher.CassandraNode;
+import io.cassandrajournal.launcher.CommitLogMode;
+import io.cassandrajournal.testsupport.TestSessions;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Fault runs with node faults, each on nodes it starts itself (never the shared node): a single node, or a
+ * 3-node cluster with replication factor 3 at LOCAL_QUORUM / LOCAL_SERIAL.
+ * <p>
+ * The nodes sync their commit log before acknowledging a write ({@link CommitLogMode#BATCH_SKIP_SYNC}): with
+ * Cassandra's default periodic sync a write acknowledged in the last 10 s before a {@code SIGKILL} of a single
+ * node is lost by design of that configuration, not by the journal, and the checker would report it.
+ */
+final class NodeFaultRuns {
+
+	private NodeFaultRuns() {
+	}
+
+	/**
+	 * Every rule holds, except {@link HistoryChecker.Rule#UNKNOWN_TAG_INDEX_SPLIT}: an append cut off by a node
+	 * going down can leave its tag-index rows without its events or the reverse (open, docs/reliability.md finding
+	 * 5). It is printed in the summary and counted, not failed on, so that every other rule stays strict.
+	 * @param report a run's report
+	 */
+	static void assertRulesHold(FaultRun.Report report) {
+		assertThat(report.checked().violations()).as(report.summary())
+			.allSatisfy((rule, count) -> assertThat(count).as(rule.name())
+				.isEqualTo((rule == HistoryChecker.Rule.UNKNOWN_TAG_INDEX_SPLIT) ? count : 0L));
+	}
+
+	/**
+	 * @param settings the run
+	 * @param meanGap mean time from a restart to the next node fault
+	 * @param maxOutage the longest a node stays down
+	 * @return the report
+	 * @throws InterruptedException if interrupted
+	 */
+	static FaultRun.Report onOwnNode(FaultRun.Settings settings, Duration meanGap, Duration maxOutage)
+			throws InterruptedException {
+		try (CassandraNode node = CassandraNode.builder()
+			.maxHeap("512m")
+			.commitLogMode(CommitLogMode.BATCH_SKIP_SYNC)
+			.build()) {
+			node.start();
+			String keyspace = "node_faults";
+			try (CqlSession admin = TestSessions.open(List.of(node.contactPoint()), node.datacenter(), null)) {
+				admin.execute("CREATE KEYSPACE " + keyspace
+						+ " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+			}
+			try (CqlSession session = TestSessions.open(List.of(node.contactPoint()), node.datacenter(), keyspace)) {
+				FaultRun run = new FaultRun(session, keyspace, settings);
+				NodeFaults faults = new NodeFaults(List.of(node), settings.seed(), Duration.ofSeconds(5), meanGap,
+						maxOutage)
+					.watching(session, () -> run.coordinatorOf(run.hotEntity(0)));
+				return run.withNodeFaults(faults).run();
+			}
+		}
+	}
+
+	/**
+	 * @param settings the run
+	 * @param meanGap mean time from a restart (every node up again) to the next node fault
+	 * @param maxOutage the longest a node stays down
+	 * @return the report
+	 * @throws InterruptedException if interrupted
+	 */
+	static FaultRun.Report onCluster(FaultRun.Settings settings, Duration meanGap, Duration maxOutage)
+			throws InterruptedException {
+		try (CassandraCluster cluster = CassandraCluster.builder()
+			.size(3)
+			.maxHeap("512m")
+			.commitLogMode(CommitLogMode.BATCH_SKIP_SYNC)
+			.startupTimeout(Duration.ofMinutes(3))
+			.build()) {
+			cluster.start();
+			String keyspace = "cluster_faults";
+			try (CqlSession admin = TestSessions.open(cluster.contactPoints(), cluster.datacenter(), null)) {
+				admin.execute("CREATE KEYSPACE " + keyspace
+						+ " WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 3}");
+				Awaitility.await("schema agreement").atMost(Duration.ofSeconds(60)).until(admin::checkSchemaAgreement);
+			}
+			try (CqlSession session = TestSessions.open(cluster.contactPoints(), cluster.datacenter(), keyspace)) {
+				FaultRun run = new FaultRun(session, keyspace, settings).withOptions((options) -> options
+					.withConsistency(ConsistencyLevel.LOCAL_QUORUM)
+					.withSerialConsistency(ConsistencyLevel.LOCAL_SERIAL)
+					.withLocalDatacenter(cluster.datacenter()));
+				NodeFaults faults = new NodeFaults(cluster.nodes(), settings.seed(), Duration.ofSeconds(5), meanGap,
+						maxOutage)
+					.watching(session, () -> run.coordinatorOf(run.hotEntity(0)));
+				return run.withNodeFaults(faults).run();
+			}
+		}
+	}
+
+}
