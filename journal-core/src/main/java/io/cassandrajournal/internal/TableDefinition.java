@@ -22,15 +22,15 @@ public record TableDefinition(String name, String createCql, List<Column> column
 	 */
 	public record Column(String name, String type, String kind, int position, String clusteringOrder) {
 
-		static Column partitionKey(String name, String type, int position) {
+		public static Column partitionKey(String name, String type, int position) {
 			return new Column(name, type, "partition_key", position, "none");
 		}
 
-		static Column clustering(String name, String type, int position, String order) {
+		public static Column clustering(String name, String type, int position, String order) {
 			return new Column(name, type, "clustering", position, order);
 		}
 
-		static Column regular(String name, String type) {
+		public static Column regular(String name, String type) {
 			return new Column(name, type, "regular", -1, "none");
 		}
 

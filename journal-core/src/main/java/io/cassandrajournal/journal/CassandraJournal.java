@@ -15,16 +15,9 @@ import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.internal.AppendValidation;
-import io.cassandrajournal.internal.AppendWriter;
-import io.cassandrajournal.internal.ConsistencyChecker;
-import io.cassandrajournal.internal.ContiguousReplay;
-import io.cassandrajournal.internal.DeletionMarks;
 import io.cassandrajournal.internal.Errors;
-import io.cassandrajournal.internal.EventDeleter;
-import io.cassandrajournal.internal.EventReader;
 import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.JournalTables;
-import io.cassandrajournal.internal.PersistenceIdReader;
 import io.cassandrajournal.internal.SchemaManager;
 import io.cassandrajournal.internal.TableDefinition;
 import io.cassandrajournal.serialization.EventSerializer;

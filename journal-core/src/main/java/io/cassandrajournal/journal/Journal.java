@@ -6,8 +6,6 @@ import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
-import io.cassandrajournal.internal.ConsistencySweep;
-
 /**
  * The event journal: an append-only stream of events per persistenceId, with optimistic concurrency.
  * <p>

@@ -25,11 +25,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.cassandrajournal.internal.PersistenceIdSource;
-import io.cassandrajournal.internal.ProjectionMetrics;
-import io.cassandrajournal.internal.ProjectionRunner;
-import io.cassandrajournal.internal.ProjectionSource;
-import io.cassandrajournal.internal.TagFeedSource;
 import io.cassandrajournal.journal.AppendListener;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.query.CassandraReadJournal;

@@ -9,7 +9,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
-import io.cassandrajournal.internal.TagEventReader;
 import io.cassandrajournal.journal.PersistentEvent;
 
 /**

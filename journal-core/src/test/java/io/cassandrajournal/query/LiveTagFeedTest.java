@@ -11,7 +11,6 @@ import java.util.concurrent.CompletionStage;
 
 import org.junit.jupiter.api.Test;
 
-import io.cassandrajournal.internal.TagEventReader;
 import io.cassandrajournal.journal.PersistentEvent;
 import io.cassandrajournal.testing.SettableClock;
 

@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.journal;
 
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -11,14 +11,15 @@ import com.datastax.oss.driver.api.core.cql.Row;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.JournalSerializationException;
-import io.cassandrajournal.journal.PersistentEvent;
+import io.cassandrajournal.internal.AsyncPaging;
+import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.serialization.EventSerializer;
 
 /**
  * The read path of {@link io.cassandrajournal.journal.CassandraJournal}: the head from the metadata row,
  * then one partition after another, page by page, in sequence order.
  */
-public final class EventReader {
+final class EventReader {
 
 	private final CqlSession session;
 

@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.journal;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,6 +18,7 @@ import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.TagBucketing;
+import io.cassandrajournal.internal.JournalStatements;
 
 /**
  * Deletes the tag index rows of events that {@code deleteTo} removes, so that no tag reader returns a deleted
@@ -27,7 +28,7 @@ import io.cassandrajournal.TagBucketing;
  * The bucketed index's bucket list is left as it is: a bucket emptied by deletions costs a walk one empty
  * read, never a wrong result.
  */
-public final class TagIndexDeletes {
+final class TagIndexDeletes {
 
 	/** Rows per unlogged batch: the deletes of one tag partition, kept well below the batch size limits. */
 	private static final int ROWS_PER_BATCH = 100;

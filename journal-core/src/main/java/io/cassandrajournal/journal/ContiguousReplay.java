@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.journal;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -15,9 +15,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.internal.JournalStatements;
+import io.cassandrajournal.internal.WarnOnce;
 import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
-import io.cassandrajournal.journal.PersistentEvent;
-import io.cassandrajournal.journal.ReplayResult;
 
 /**
  * The one mechanism for "claimed but not yet visible" (entity loads and entity projections both use it, through
@@ -32,7 +32,7 @@ import io.cassandrajournal.journal.ReplayResult;
  * whose clock runs ahead from stalling reads for longer. Waiting is re-reading from the missing number with
  * a doubling backoff (10 ms to 200 ms) on {@link CompletableFuture#delayedExecutor}; no thread blocks.
  */
-public final class ContiguousReplay {
+final class ContiguousReplay {
 
 	private static final Logger logger = LoggerFactory.getLogger(ContiguousReplay.class);
 

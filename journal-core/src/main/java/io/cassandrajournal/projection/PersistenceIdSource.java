@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.projection;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +16,7 @@ import io.cassandrajournal.query.TagOffset;
  * in-flight wait), so a late batch of another writer is never stepped over. Offsets are exact per event; a
  * crash gap at the end of a page moves the offset past it.
  */
-public final class PersistenceIdSource implements ProjectionSource {
+final class PersistenceIdSource implements ProjectionSource {
 
 	private final Journal journal;
 

@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.query;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -12,11 +12,8 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.Row;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.internal.TagPartitions;
 import io.cassandrajournal.journal.PersistentEvent;
-import io.cassandrajournal.query.EventsPage;
-import io.cassandrajournal.query.TagFilter;
-import io.cassandrajournal.query.TagOffset;
-import io.cassandrajournal.query.TaggedEvent;
 
 /**
  * Reads the tag index. Plans: a filter with {@code all} tags walks the partition of one of them and
@@ -24,7 +21,7 @@ import io.cassandrajournal.query.TaggedEvent;
  * {@code any} tags walks each tag's partition, merges them in offset order and drops duplicates (an event
  * carrying two of the tags is in both partitions). Each page is one bounded read per walked partition.
  */
-public final class TagIndexReader implements TagEventReader {
+final class TagIndexReader implements TagEventReader {
 
 	private final TagPartitions partitions;
 

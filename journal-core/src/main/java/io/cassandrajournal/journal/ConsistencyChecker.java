@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.journal;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -7,7 +7,8 @@ import java.util.concurrent.CompletionStage;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 
-import io.cassandrajournal.journal.ConsistencyReport;
+import io.cassandrajournal.internal.AsyncPaging;
+import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
 
 /**
@@ -16,7 +17,7 @@ import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
  * deleted on purpose and are not gaps; every other number from 1 to the head without an event is one, the
  * very first ones included (a first append that died between its claim and its events).
  */
-public final class ConsistencyChecker {
+final class ConsistencyChecker {
 
 	private final CqlSession session;
 

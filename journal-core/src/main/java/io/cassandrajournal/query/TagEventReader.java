@@ -1,16 +1,12 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.query;
 
 import java.util.concurrent.CompletionStage;
-
-import io.cassandrajournal.query.EventsPage;
-import io.cassandrajournal.query.TagFilter;
-import io.cassandrajournal.query.TagOffset;
 
 /**
  * Reads pages of the events matching a tag filter in offset order: from the tag index
  * ({@link TagIndexReader}) or, without a usable index, by scanning the journal ({@link JournalScanReader}).
  */
-public interface TagEventReader {
+interface TagEventReader {
 
 	/**
 	 * @param filter the filter

@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.journal;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,12 +10,15 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.internal.AsyncPaging;
+import io.cassandrajournal.internal.JournalStatements;
+import io.cassandrajournal.internal.Utf8Order;
 
 /**
  * Reads {@code all_persistence_ids} a page at a time: one bounded query per bucket ({@code '_all'} plus
  * the hash buckets), merged in id order and cut to the page size. Memory: buckets x page size ids.
  */
-public final class PersistenceIdReader {
+final class PersistenceIdReader {
 
 	private final CqlSession session;
 

@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.journal;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +13,7 @@ import com.datastax.oss.driver.api.core.cql.Row;
 import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.internal.JournalStatements;
 
 /**
  * The delete path of {@link io.cassandrajournal.journal.CassandraJournal}: {@code deleteTo}, bounded by the
@@ -33,7 +34,7 @@ import io.cassandrajournal.CassandraJournalOptions;
  * find again: the event row is the only place that says which tag rows an event has). The mark goes last, so
  * it never claims a deletion that did not finish.
  */
-public final class EventDeleter {
+final class EventDeleter {
 
 	private final CqlSession session;
 

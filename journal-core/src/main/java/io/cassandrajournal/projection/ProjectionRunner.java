@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.projection;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -26,20 +26,10 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.cassandrajournal.internal.Errors;
+import io.cassandrajournal.internal.RawEvents;
 import io.cassandrajournal.journal.AppendResult;
 import io.cassandrajournal.journal.PersistentEvent;
-import io.cassandrajournal.projection.DeadLetter;
-import io.cassandrajournal.projection.DeadLetterQueue;
-import io.cassandrajournal.projection.FailureAction;
-import io.cassandrajournal.projection.OffsetStore;
-import io.cassandrajournal.projection.Projection;
-import io.cassandrajournal.projection.ProjectionControl;
-import io.cassandrajournal.projection.ProjectionFailure;
-import io.cassandrajournal.projection.ProjectionId;
-import io.cassandrajournal.projection.ProjectionSettings;
-import io.cassandrajournal.projection.ProjectionState;
-import io.cassandrajournal.projection.ProjectionStatus;
-import io.cassandrajournal.projection.RetryScheduler;
 import io.cassandrajournal.query.TagOffset;
 import io.cassandrajournal.serialization.EventSerializer;
 
@@ -55,7 +45,7 @@ import io.cassandrajournal.serialization.EventSerializer;
  *
  * @param <E> the payload type
  */
-public final class ProjectionRunner<E> implements ProjectionControl {
+final class ProjectionRunner<E> implements ProjectionControl {
 
 	private static final Logger logger = LoggerFactory.getLogger(ProjectionRunner.class);
 

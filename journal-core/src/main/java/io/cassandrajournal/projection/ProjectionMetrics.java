@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.projection;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,7 +15,7 @@ import io.micrometer.core.instrument.Timer;
  * persistence_projection_failures_total}, {@code persistence_projection_events_skipped_total}), plus events
  * handled, handler duration, lag and offset-save duration.
  */
-public final class ProjectionMetrics {
+final class ProjectionMetrics {
 
 	private final Counter handled;
 

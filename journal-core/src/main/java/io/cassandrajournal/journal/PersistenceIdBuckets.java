@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.journal;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -7,7 +7,7 @@ import java.util.List;
  * Where a persistenceId goes in {@code all_persistence_ids}: under {@code '_all'} (the reference
  * implementation's only partition) when there is one bucket, else under {@code '_all/<hash mod n>'}.
  */
-public final class PersistenceIdBuckets {
+final class PersistenceIdBuckets {
 
 	public static final String REFERENCE_BUCKET = "_all";
 

@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.projection;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -29,18 +29,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.journal.PersistentEvent;
-import io.cassandrajournal.projection.DeadLetter;
-import io.cassandrajournal.projection.DeadLetterQueue;
-import io.cassandrajournal.projection.InMemoryDeadLetterQueue;
-import io.cassandrajournal.projection.InMemoryOffsetStore;
-import io.cassandrajournal.projection.OffsetStore;
-import io.cassandrajournal.projection.ProjectionId;
-import io.cassandrajournal.projection.Projection;
-import io.cassandrajournal.projection.ProjectionHandler;
-import io.cassandrajournal.projection.ProjectionSettings;
-import io.cassandrajournal.projection.ProjectionState;
-import io.cassandrajournal.projection.RecoveryStrategy;
-import io.cassandrajournal.projection.RetryScheduler;
 import io.cassandrajournal.query.TagFilter;
 import io.cassandrajournal.query.TagOffset;
 import io.cassandrajournal.serialization.JacksonEventSerializer;

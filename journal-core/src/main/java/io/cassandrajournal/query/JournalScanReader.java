@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.query;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -13,11 +13,9 @@ import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.internal.AsyncPaging;
+import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.journal.PersistentEvent;
-import io.cassandrajournal.query.EventsPage;
-import io.cassandrajournal.query.TagFilter;
-import io.cassandrajournal.query.TagOffset;
-import io.cassandrajournal.query.TaggedEvent;
 
 /**
  * Answers tag queries without the index: each page scans the whole events table (every partition, with
@@ -26,7 +24,7 @@ import io.cassandrajournal.query.TaggedEvent;
  * bounded by the page size; its cost is one full table scan per page, so it suits small journals,
  * one-off rebuilds and filters no index can answer, not a busy live feed.
  */
-public final class JournalScanReader implements TagEventReader {
+final class JournalScanReader implements TagEventReader {
 
 	private static final Comparator<TaggedEvent<String>> NEWEST_FIRST = Comparator
 		.comparing((TaggedEvent<String> event) -> event.offset())

@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.journal;
 
 import java.util.List;
 
@@ -10,6 +10,8 @@ import com.datastax.oss.driver.api.core.servererrors.BootstrappingException;
 import com.datastax.oss.driver.api.core.servererrors.OverloadedException;
 import com.datastax.oss.driver.api.core.servererrors.QueryValidationException;
 import com.datastax.oss.driver.api.core.servererrors.UnavailableException;
+
+import io.cassandrajournal.internal.Errors;
 
 /**
  * Where the write path ({@link AppendWriter}) learns what a failed write means: whether it certainly did

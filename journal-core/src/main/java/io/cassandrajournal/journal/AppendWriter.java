@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.journal;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,10 +26,9 @@ import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.JournalUnavailableException;
-import io.cassandrajournal.journal.AppendResult;
-import io.cassandrajournal.journal.EventToAppend;
-import io.cassandrajournal.journal.JournalConcurrencyException;
-import io.cassandrajournal.journal.JournalWriteUncertainException;
+import io.cassandrajournal.internal.Errors;
+import io.cassandrajournal.internal.JournalStatements;
+import io.cassandrajournal.internal.TagPartitions;
 
 /**
  * The write path of {@link io.cassandrajournal.journal.CassandraJournal}: claim the sequence range with one
@@ -39,7 +38,7 @@ import io.cassandrajournal.journal.JournalWriteUncertainException;
  * sequence number succeeds) only when no row of the range can exist; otherwise the range stays claimed and
  * the append fails with {@link JournalWriteUncertainException}, so no sequence number is ever written twice.
  */
-public final class AppendWriter {
+final class AppendWriter {
 
 	private static final Logger logger = LoggerFactory.getLogger(AppendWriter.class);
 

@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.journal;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,6 +9,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
+
+import io.cassandrajournal.internal.Errors;
 
 /**
  * Where this fits: the row writes of one append in {@link AppendWriter} (one events batch per partition,

@@ -1,18 +1,15 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.journal;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 
-import io.cassandrajournal.journal.ConsistencyReport;
-import io.cassandrajournal.journal.Journal;
-
 /**
  * Checks every persistenceId, a page of 100 ids at a time, one id after another (a background
  * maintenance task should not compete with the application for Cassandra).
  */
-public final class ConsistencySweep {
+final class ConsistencySweep {
 
 	private static final int PAGE = 100;
 

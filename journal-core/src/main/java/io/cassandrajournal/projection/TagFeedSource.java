@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.projection;
 
 import java.util.concurrent.CompletionStage;
 
@@ -11,7 +11,7 @@ import io.cassandrajournal.query.TaggedEvent;
  * A by-tag projection's source. A batch's events are handled in order; only a fully handled batch moves
  * the stored offset (to the feed's safe offset), so a stop in the middle re-delivers the batch.
  */
-public final class TagFeedSource implements ProjectionSource {
+final class TagFeedSource implements ProjectionSource {
 
 	private final LiveTagFeed feed;
 

@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.journal;
 
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -8,7 +8,10 @@ import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.internal.CqlNames;
+import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.TableDefinition.Column;
+import io.cassandrajournal.internal.TableDefinition;
 
 /**
  * How far {@code deleteTo} has deleted each persistenceId's events, so the consistency check can tell a
@@ -17,7 +20,7 @@ import io.cassandrajournal.internal.TableDefinition.Column;
  * implementation neither reads nor writes. Marks only grow: each deletion adds a clustering row and the check
  * reads the largest, so two concurrent deletions cannot lower it (no read-modify-write, no Paxos).
  */
-public final class DeletionMarks {
+final class DeletionMarks {
 
 	private final CqlSession session;
 

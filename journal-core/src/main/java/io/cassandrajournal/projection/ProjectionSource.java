@@ -1,4 +1,4 @@
-package io.cassandrajournal.internal;
+package io.cassandrajournal.projection;
 
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -11,7 +11,7 @@ import io.cassandrajournal.query.TagOffset;
  * Where a projection's events come from: a live tag feed or one persistenceId's stream. Payloads are the
  * stored JSON text.
  */
-public interface ProjectionSource {
+interface ProjectionSource {
 
 	/** @return the next batch, possibly empty */
 	CompletionStage<Batch> poll();
