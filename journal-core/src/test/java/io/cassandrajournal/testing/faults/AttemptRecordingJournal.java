@@ -36,8 +36,21 @@ final class AttemptRecordingJournal implements Journal {
 
 	private final List<LostClaim> lostClaims = new ArrayList<>();
 
+	private @Nullable CrashLog log;
+
 	AttemptRecordingJournal(Journal delegate) {
 		this.delegate = delegate;
+	}
+
+	/**
+	 * Also writes every attempt (before it is sent and when it ends) and every lost claim to a log that survives
+	 * a SIGKILL of this JVM: an attempt without an end was in flight at the kill and may hold its claim.
+	 * @param crashLog the log
+	 * @return this
+	 */
+	AttemptRecordingJournal withLog(CrashLog crashLog) {
+		this.log = crashLog;
+		return this;
 	}
 
 	synchronized List<LostClaim> lostClaims() {
@@ -47,11 +60,21 @@ final class AttemptRecordingJournal implements Journal {
 	@Override
 	public CompletionStage<AppendResult> append(String persistenceId, long expectedSequenceNr,
 			List<EventToAppend> events) {
+		CrashLog crashLog = this.log;
+		long attempt = (crashLog != null)
+				? crashLog.attempt(persistenceId, expectedSequenceNr + 1, expectedSequenceNr + events.size()) : -1;
 		return this.delegate.append(persistenceId, expectedSequenceNr, events).whenComplete((ok, error) -> {
 			if (error != null && mayHaveClaimed(Errors.unwrap(error), expectedSequenceNr + events.size())) {
+				LostClaim lost = new LostClaim(persistenceId, expectedSequenceNr + 1, expectedSequenceNr + events.size());
 				synchronized (this) {
-					this.lostClaims.add(new LostClaim(persistenceId, expectedSequenceNr + 1, expectedSequenceNr + events.size()));
+					this.lostClaims.add(lost);
 				}
+				if (crashLog != null) {
+					crashLog.lostClaim(lost);
+				}
+			}
+			if (crashLog != null) {
+				crashLog.attemptEnded(attempt);
 			}
 		});
 	}
