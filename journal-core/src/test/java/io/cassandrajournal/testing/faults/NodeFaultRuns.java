@@ -5,6 +5,7 @@ import java.util.List;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import org.awaitility.Awaitility;
 
 import io.cassandrajournal.launcher.CassandraCluster;
@@ -69,6 +70,28 @@ final class NodeFaultRuns {
 	}
 
 	/**
+	 * Creates the tables before the run, each until every node knows it: on 3 nodes on 2 cores a statement
+	 * prepared right after its table was created can reach a node that does not know the table yet.
+	 */
+	private static void createTablesOn(CqlSession session, io.cassandrajournal.CassandraJournalOptions options) {
+		io.cassandrajournal.serialization.JacksonEventSerializer serializer = new io.cassandrajournal.serialization.JacksonEventSerializer();
+		List<Runnable> creates = List.of(
+				() -> io.cassandrajournal.journal.CassandraJournal.create(session, options, serializer),
+				() -> io.cassandrajournal.snapshot.CassandraSnapshotStore.create(session, options, serializer),
+				() -> io.cassandrajournal.state.CassandraDurableStateStore.create(session, options, serializer));
+		for (Runnable create : creates) {
+			Awaitility.await("tables created and known to every node")
+				.atMost(Duration.ofMinutes(2))
+				.pollInterval(Duration.ofSeconds(1))
+				.ignoreExceptions()
+				.until(() -> {
+					create.run();
+					return session.checkSchemaAgreement();
+				});
+		}
+	}
+
+	/**
 	 * @param settings the run
 	 * @param meanGap mean time from a restart (every node up again) to the next node fault
 	 * @param maxOutage the longest a node stays down
@@ -90,11 +113,21 @@ final class NodeFaultRuns {
 						+ " WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 3}");
 				Awaitility.await("schema agreement").atMost(Duration.ofSeconds(60)).until(admin::checkSchemaAgreement);
 			}
-			try (CqlSession session = TestSessions.open(cluster.contactPoints(), cluster.datacenter(), keyspace)) {
+			// DDL waits for every node to agree on the schema (the driver's 10 s default is too short for 3 nodes
+			// on 2 cores: a statement prepared right after its table was created failed on another node).
+			try (CqlSession session = CqlSession.builder()
+				.addContactPoints(cluster.contactPoints())
+				.withLocalDatacenter(cluster.datacenter())
+				.withKeyspace(keyspace)
+				.withConfigLoader(TestSessions.testConfig()
+					.withDuration(DefaultDriverOption.CONTROL_CONNECTION_AGREEMENT_TIMEOUT, Duration.ofSeconds(60))
+					.build())
+				.build()) {
 				FaultRun run = new FaultRun(session, keyspace, settings).withOptions((options) -> options
 					.withConsistency(ConsistencyLevel.LOCAL_QUORUM)
 					.withSerialConsistency(ConsistencyLevel.LOCAL_SERIAL)
 					.withLocalDatacenter(cluster.datacenter()));
+				createTablesOn(session, run.options());
 				NodeFaults faults = new NodeFaults(cluster.nodes(), settings.seed(), Duration.ofSeconds(5), meanGap,
 						maxOutage)
 					.watching(session, () -> run.coordinatorOf(run.hotEntity(0)));
