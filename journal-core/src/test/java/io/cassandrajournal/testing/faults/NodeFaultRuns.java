@@ -8,9 +8,14 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import org.awaitility.Awaitility;
 
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.launcher.CassandraCluster;
 import io.cassandrajournal.launcher.CassandraNode;
 import io.cassandrajournal.launcher.CommitLogMode;
+import io.cassandrajournal.serialization.JacksonEventSerializer;
+import io.cassandrajournal.snapshot.CassandraSnapshotStore;
+import io.cassandrajournal.state.CassandraDurableStateStore;
 import io.cassandrajournal.testsupport.TestSessions;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -73,12 +78,11 @@ final class NodeFaultRuns {
 	 * Creates the tables before the run, each until every node knows it: on 3 nodes on 2 cores a statement
 	 * prepared right after its table was created can reach a node that does not know the table yet.
 	 */
-	private static void createTablesOn(CqlSession session, io.cassandrajournal.CassandraJournalOptions options) {
-		io.cassandrajournal.serialization.JacksonEventSerializer serializer = new io.cassandrajournal.serialization.JacksonEventSerializer();
-		List<Runnable> creates = List.of(
-				() -> io.cassandrajournal.journal.CassandraJournal.create(session, options, serializer),
-				() -> io.cassandrajournal.snapshot.CassandraSnapshotStore.create(session, options, serializer),
-				() -> io.cassandrajournal.state.CassandraDurableStateStore.create(session, options, serializer));
+	private static void createTablesOn(CqlSession session, CassandraJournalOptions options) {
+		JacksonEventSerializer serializer = new JacksonEventSerializer();
+		List<Runnable> creates = List.of(() -> CassandraJournal.create(session, options, serializer),
+				() -> CassandraSnapshotStore.create(session, options, serializer),
+				() -> CassandraDurableStateStore.create(session, options, serializer));
 		for (Runnable create : creates) {
 			Awaitility.await("tables created and known to every node")
 				.atMost(Duration.ofMinutes(2))
