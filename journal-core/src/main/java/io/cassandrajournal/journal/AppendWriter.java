@@ -82,7 +82,12 @@ final class AppendWriter {
 					return CompletableFuture.failedFuture(
 							new JournalWriteUncertainException(persistenceId, expected + 1, last, failure));
 				}
-				return release(persistenceId, expected, last, failure).<AppendResult>thenApply((ignored) -> {
+				return release(persistenceId, expected, last, failure).<AppendResult>thenApply((released) -> {
+					if (!released) {
+						// The claim may hold: the caller must learn the range, which is now a gap.
+						throw new CompletionException(JournalWriteUncertainException.unreleasedClaim(persistenceId,
+								expected + 1, last, Errors.unwrap(failure)));
+					}
 					throw new CompletionException(failure);
 				});
 			});
@@ -165,7 +170,8 @@ final class AppendWriter {
 		return row.getLong("max_sequence_nr");
 	}
 
-	private CompletionStage<Void> release(String persistenceId, long expected, long claimed, Throwable cause) {
+	/** @return whether the claim was released */
+	private CompletionStage<Boolean> release(String persistenceId, long expected, long claimed, Throwable cause) {
 		CompletionStage<AsyncResultSet> release = (expected == 0)
 				? this.session.executeAsync(this.statements.releaseFirst.bind(persistenceId, claimed))
 				: this.session.executeAsync(this.statements.claimNext.bind(expected, this.options.clock().millis(),
@@ -181,7 +187,7 @@ final class AppendWriter {
 				logger.warn("Append to '{}' failed and its claim {} was already moved on by another writer; not released",
 						persistenceId, claimed);
 			}
-			return null;
+			return error == null && rs.wasApplied();
 		});
 	}
 

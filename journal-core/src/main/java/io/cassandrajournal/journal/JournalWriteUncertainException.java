@@ -69,6 +69,26 @@ public class JournalWriteUncertainException extends JournalUnavailableException 
 				lastSequenceNr, cause);
 	}
 
+	/**
+	 * No write of the append reached a replica and releasing its claim failed too (or another writer had already
+	 * moved on from it): no event of the append was written, but the claim may hold (then its numbers are a gap,
+	 * as after a crash).
+	 * @param persistenceId the entity appended to
+	 * @param firstSequenceNr the first sequence number of the claimed range
+	 * @param lastSequenceNr the last one
+	 * @param cause the writes' failure
+	 * @return the exception
+	 */
+	public static JournalWriteUncertainException unreleasedClaim(String persistenceId, long firstSequenceNr,
+			long lastSequenceNr, Throwable cause) {
+		return new JournalWriteUncertainException("The writes of sequence numbers " + firstSequenceNr + ".."
+				+ lastSequenceNr + " on '" + persistenceId + "' failed before reaching Cassandra (" + cause.getMessage()
+				+ ") and their claim could not be released: nothing of this append was written, but the claim may "
+				+ "hold. Reload before deciding again (a retry with the same expected sequence number fails with a "
+				+ "conflict if the claim held; its numbers are then a gap, as after a crash).", persistenceId,
+				firstSequenceNr, lastSequenceNr, cause);
+	}
+
 	/** @return the entity appended to */
 	public String persistenceId() {
 		return this.persistenceId;

@@ -162,6 +162,33 @@ class AppendFaultsIT {
 		assertThat(result(journal.highestSequenceNr(id))).isEqualTo(2);
 	}
 
+	/**
+	 * Found by the fault run with node faults (docs/reliability.md, finding 4): the node stopped after a claim, so
+	 * every write failed before sending and the release failed too. The claim holds, nothing is written, and the
+	 * caller was told a plain JournalUnavailableException (which it may read as "retry is safe") without the range
+	 * that is now a gap. It must be told the range and that the claim may hold.
+	 */
+	@Test
+	void anAppendWhoseWritesAndReleaseFailedIsReportedAsUncertainWithItsRange() {
+		FaultInjectingSession faults = new FaultInjectingSession(this.session);
+		CassandraJournal journal = journal(faults);
+		String id = newId();
+		result(journal.append(id, 0, List.of(EventToAppend.of(new Opened()))));
+
+		faults.failBeforeSending(writesTo("events").or(writesTo("events_by_tag")), Integer.MAX_VALUE);
+		// The claim passes, the release (the same conditional update) fails.
+		faults.failOnce(" SET max_sequence_nr = ?, updated_at = ? WHERE persistence_id = ? IF", 1);
+		Throwable failed = catchThrowable(() -> result(journal.append(id, 1,
+				List.of(EventToAppend.of(new Deposited(1)), EventToAppend.of(new Deposited(2))))));
+		faults.heal();
+
+		assertThat(failed).isInstanceOf(JournalWriteUncertainException.class);
+		assertThat(((JournalWriteUncertainException) failed).firstSequenceNr()).isEqualTo(2);
+		assertThat(((JournalWriteUncertainException) failed).lastSequenceNr()).isEqualTo(3);
+		assertThat(failed.getMessage()).contains("nothing of this append was written");
+		assertThat(result(journal.checkConsistency(id)).missing()).containsExactly(new ConsistencyReport.SequenceRange(2, 3));
+	}
+
 	@Test
 	void theSuccessPathSendsNoMoreRequestsThanClaimBatchesAndIdRow() {
 		CountingSession counting = new CountingSession(this.session);

@@ -14,13 +14,15 @@ import io.cassandrajournal.journal.ConsistencyReport;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.JournalConcurrencyException;
+import io.cassandrajournal.journal.JournalWriteUncertainException;
 import io.cassandrajournal.journal.PersistentEvent;
 import io.cassandrajournal.journal.ReplayResult;
 
 /**
  * A journal that remembers every append attempt that failed in a way that may have left its claim without
  * events: lost with a head exactly at its own claim (a claim that timed out, applied, and was reported as a
- * conflict, since the journal cannot tell it from another writer's), or failed because of a timeout. An entity
+ * conflict, since the journal cannot tell it from another writer's), failed with a range the journal reports as
+ * uncertain, or failed because of a timeout or a connection lost with the request in flight. An entity
  * repository retries conflicts inside one command, so its client never hears of such an attempt; the numbers stay
  * a gap, and the checker needs to know who may have claimed them.
  */
@@ -34,8 +36,21 @@ final class AttemptRecordingJournal implements Journal {
 
 	private final List<LostClaim> lostClaims = new ArrayList<>();
 
+	private @Nullable CrashLog log;
+
 	AttemptRecordingJournal(Journal delegate) {
 		this.delegate = delegate;
+	}
+
+	/**
+	 * Also writes every attempt (before it is sent and when it ends) and every lost claim to a log that survives
+	 * a SIGKILL of this JVM: an attempt without an end was in flight at the kill and may hold its claim.
+	 * @param crashLog the log
+	 * @return this
+	 */
+	AttemptRecordingJournal withLog(CrashLog crashLog) {
+		this.log = crashLog;
+		return this;
 	}
 
 	synchronized List<LostClaim> lostClaims() {
@@ -45,24 +60,38 @@ final class AttemptRecordingJournal implements Journal {
 	@Override
 	public CompletionStage<AppendResult> append(String persistenceId, long expectedSequenceNr,
 			List<EventToAppend> events) {
+		CrashLog crashLog = this.log;
+		long attempt = (crashLog != null)
+				? crashLog.attempt(persistenceId, expectedSequenceNr + 1, expectedSequenceNr + events.size()) : -1;
 		return this.delegate.append(persistenceId, expectedSequenceNr, events).whenComplete((ok, error) -> {
 			if (error != null && mayHaveClaimed(Errors.unwrap(error), expectedSequenceNr + events.size())) {
+				LostClaim lost = new LostClaim(persistenceId, expectedSequenceNr + 1, expectedSequenceNr + events.size());
 				synchronized (this) {
-					this.lostClaims.add(new LostClaim(persistenceId, expectedSequenceNr + 1, expectedSequenceNr + events.size()));
+					this.lostClaims.add(lost);
 				}
+				if (crashLog != null) {
+					crashLog.lostClaim(lost);
+				}
+			}
+			if (crashLog != null) {
+				crashLog.attemptEnded(attempt);
 			}
 		});
 	}
 
 	/**
 	 * @return whether a failed append may hold its claim without events: a conflict whose head is exactly its own
-	 * claim, or a failure caused by a timeout (a claim whose Paxos round timed out and could not be resolved)
+	 * claim, a {@link JournalWriteUncertainException}, or a failure caused by a timeout or a lost connection (a
+	 * claim whose Paxos round timed out and could not be resolved)
 	 */
 	static boolean mayHaveClaimed(Throwable cause, long claimEnd) {
 		if (cause instanceof JournalConcurrencyException conflict) {
 			return conflict.actualSequenceNr() == claimEnd;
 		}
-		return FaultRun.causedByTimeout(cause);
+		if (cause instanceof JournalWriteUncertainException) {
+			return true;
+		}
+		return FaultRun.mayHaveApplied(cause);
 	}
 
 	@Override

@@ -12,13 +12,19 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.UnaryOperator;
 
+import com.datastax.oss.driver.api.core.AllNodesFailedException;
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.connection.ClosedConnectionException;
+import com.datastax.oss.driver.api.core.connection.HeartbeatException;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import com.datastax.oss.driver.api.core.DriverTimeoutException;
 import com.datastax.oss.driver.api.core.NoNodeAvailableException;
 import com.datastax.oss.driver.api.core.servererrors.WriteTimeoutException;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
+import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.JournalUnavailableException;
@@ -107,7 +113,7 @@ public final class FaultRun {
 	 */
 	public record Report(Settings settings, Map<OpKind, Map<Outcome, Long>> operations, Map<Kind, Long> faults,
 			long decisions, Map<String, Long> errors, HistoryChecker.Result checked, List<String> excerpts,
-			double operationsPerSecond, long historyBytes) {
+			double operationsPerSecond, long historyBytes, String nodeFaults) {
 
 		public long operationCount() {
 			return this.operations.values().stream().flatMap((m) -> m.values().stream()).mapToLong(Long::longValue).sum();
@@ -124,6 +130,9 @@ public final class FaultRun {
 					this.operationsPerSecond, this.historyBytes / 1024));
 			this.operations.forEach((kind, outcomes) -> text.append("  ").append(kind).append(' ').append(outcomes).append('\n'));
 			text.append("faults injected (of ").append(this.decisions).append(" statements): ").append(this.faults).append('\n');
+			if (!this.nodeFaults.isEmpty()) {
+				text.append(this.nodeFaults).append('\n');
+			}
 			text.append("failures seen by clients: ").append(this.errors).append('\n');
 			text.append("gaps explained: ").append(this.checked.gapsCoveredByUnknown()).append(" by unknown outcomes, ")
 				.append(this.checked.gapsCoveredByLostClaim()).append(" by timed-out claims reported as conflicts\n");
@@ -140,7 +149,9 @@ public final class FaultRun {
 
 	private final Settings settings;
 
-	private final CassandraJournalOptions options;
+	private CassandraJournalOptions options;
+
+	private @Nullable NodeFaults nodeFaults;
 
 	private final JacksonEventSerializer serializer = new JacksonEventSerializer();
 
@@ -166,6 +177,41 @@ public final class FaultRun {
 			.withInFlightWait(settings.rates().late().plusSeconds(1));
 	}
 
+	/**
+	 * @param faults node stops and restarts to make while the clients run
+	 * @return this
+	 */
+	public FaultRun withNodeFaults(NodeFaults faults) {
+		this.nodeFaults = faults;
+		return this;
+	}
+
+	/**
+	 * @param change changes the journal options (a cluster run sets its consistency levels)
+	 * @return this
+	 */
+	public FaultRun withOptions(UnaryOperator<CassandraJournalOptions> change) {
+		this.options = change.apply(this.options);
+		return this;
+	}
+
+	/** @return the journal options of the run */
+	public CassandraJournalOptions options() {
+		return this.options;
+	}
+
+	private String prefix() {
+		return "f" + Long.toHexString(this.settings.seed() & 0xFFFFFFL) + "-";
+	}
+
+	/**
+	 * @param index which contended entity
+	 * @return its persistenceId
+	 */
+	public String hotEntity(int index) {
+		return prefix() + "hot-" + index;
+	}
+
 	public Report run() throws InterruptedException {
 		CassandraJournal.create(this.session, this.options, this.serializer);
 		CassandraSnapshotStore.create(this.session, this.options, this.serializer);
@@ -184,14 +230,13 @@ public final class FaultRun {
 			.withCache(100);
 		EntityRepository<Account, FaultEvent> repositoryB = EntityRepository.create(journalB,
 				CassandraSnapshotStore.create(sessionB, this.options, this.serializer), entity, 3);
-		String prefix = "f" + Long.toHexString(this.settings.seed() & 0xFFFFFFL) + "-";
 		int[] hot = new int[this.settings.hotEntities()];
 		for (int i = 0; i < hot.length; i++) {
-			hot[i] = this.history.entity(prefix + "hot-" + i);
+			hot[i] = this.history.entity(hotEntity(i));
 		}
 		List<Integer> accounts = new ArrayList<>();
 		for (int i = 0; i < this.settings.accounts(); i++) {
-			accounts.add(this.history.entity(prefix + "account-" + i));
+			accounts.add(this.history.entity(prefix() + "account-" + i));
 		}
 		CassandraReadJournal readJournal = CassandraReadJournal.create(cassandraA, sessionA, this.options, this.serializer);
 		ProjectionHandler<FaultEvent> handler = ProjectionHandler.blocking((event) -> this.readModel
@@ -220,10 +265,17 @@ public final class FaultRun {
 				clients.add(new Thread(() -> bankClient(client, repository, accounts, deadline), "bank-" + c));
 			}
 			clients.forEach(Thread::start);
+			if (this.nodeFaults != null) {
+				this.nodeFaults.start(deadline);
+			}
 			for (Thread client : clients) {
 				client.join();
 			}
 			double seconds = (System.nanoTime() - start) / 1e9;
+			if (this.nodeFaults != null) {
+				this.nodeFaults.finish();
+				awaitSession();
+			}
 			plan.disarm();
 			HistoryChecker checker = new HistoryChecker(this.session, this.options, this.serializer, this.history);
 			awaitProjection(accounts, checker);
@@ -240,7 +292,32 @@ public final class FaultRun {
 			Map<String, Long> errorCounts = new java.util.TreeMap<>();
 			this.errors.forEach((name, count) -> errorCounts.put(name, count.sum()));
 			return new Report(this.settings, outcomes(), plan.injected(), plan.decisions(), errorCounts, result, excerpts,
-					this.history.size() / seconds, this.history.retainedBytes());
+					this.history.size() / seconds, this.history.retainedBytes(),
+					(this.nodeFaults != null) ? this.nodeFaults.summary() : "");
+		}
+	}
+
+	/** After node faults: waits (at most 60 s) until the checker's session answers again. */
+	private void awaitSession() {
+		Awaitility.await("session reconnected")
+			.atMost(Duration.ofSeconds(60))
+			.pollInterval(Duration.ofMillis(250))
+			.ignoreExceptions()
+			.until(() -> this.session.execute("SELECT release_version FROM system.local").one() != null);
+	}
+
+	/**
+	 * @param pid a contended entity
+	 * @return the node that coordinated a read of its first partition just now, or {@code null} if it failed
+	 */
+	public com.datastax.oss.driver.api.core.metadata.@Nullable Node coordinatorOf(String pid) {
+		try {
+			return this.session.execute(SimpleStatement.newInstance("SELECT sequence_nr FROM "
+					+ this.options.requireKeyspace() + "." + this.options.eventsTable()
+					+ " WHERE persistence_id = ? AND partition_nr = 0 LIMIT 1", pid)).getExecutionInfo().getCoordinator();
+		}
+		catch (RuntimeException ex) {
+			return null;
 		}
 	}
 
@@ -284,6 +361,7 @@ public final class FaultRun {
 			}
 			catch (Throwable failure) {
 				Throwable cause = classify(op, failure);
+				backOffWhileNodeDown(cause);
 				if (cause instanceof JournalConcurrencyException conflict) {
 					known[which] = conflict.actualSequenceNr();
 				}
@@ -323,8 +401,22 @@ public final class FaultRun {
 				this.history.complete(op, Outcome.OK, seq, seq);
 			}
 			catch (Throwable failure) {
-				classify(op, failure);
+				backOffWhileNodeDown(classify(op, failure));
 			}
+		}
+	}
+
+	/** While a node is down, clients would spin through failures; with node faults they pause 100 ms. */
+	private void backOffWhileNodeDown(Throwable cause) {
+		if (this.nodeFaults == null || !(cause instanceof JournalUnavailableException
+				|| cause instanceof com.datastax.oss.driver.api.core.DriverException)) {
+			return;
+		}
+		try {
+			Thread.sleep(100);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 
@@ -345,7 +437,7 @@ public final class FaultRun {
 			this.history.complete(op, Outcome.UNKNOWN, uncertain.firstSequenceNr(), uncertain.lastSequenceNr());
 		}
 		else if ((cause instanceof JournalUnavailableException || cause instanceof NoNodeAvailableException)
-				&& !causedByTimeout(cause)) {
+				&& !mayHaveApplied(cause)) {
 			// Definite: the library says the write did not happen (the checker holds it to that).
 			this.history.complete(op, Outcome.FAILED, 0, 0);
 		}
@@ -358,16 +450,27 @@ public final class FaultRun {
 
 	/**
 	 * @param failure a failure
-	 * @return whether a timeout is in its causes (the write may have applied), other than a claim the journal
-	 * resolved as not applied
+	 * @return whether the write may have applied: a timeout, or a connection lost with the request in flight (a
+	 * node killed or stopped), is among its causes; not for a claim the journal resolved as not applied
 	 */
-	static boolean causedByTimeout(Throwable failure) {
+	static boolean mayHaveApplied(Throwable failure) {
 		if (failure.getMessage() != null && failure.getMessage().contains("did not apply")) {
 			return false;
 		}
 		for (Throwable t = failure; t != null; t = t.getCause()) {
-			if (t instanceof DriverTimeoutException || t instanceof WriteTimeoutException || t instanceof TimeoutException) {
+			if (t instanceof DriverTimeoutException || t instanceof WriteTimeoutException || t instanceof TimeoutException
+					|| t instanceof ClosedConnectionException || t instanceof HeartbeatException) {
 				return true;
+			}
+			if (t instanceof AllNodesFailedException all && !(t instanceof NoNodeAvailableException)) {
+				// The request reached a node and failed there (or on its way back): look at each node's errors.
+				for (List<Throwable> perNode : all.getAllErrors().values()) {
+					for (Throwable error : perNode) {
+						if (mayHaveApplied(error)) {
+							return true;
+						}
+					}
+				}
 			}
 		}
 		return false;
