@@ -704,9 +704,25 @@ public class JournalCassandraProperties {
 		private Duration startupTimeout = Duration.ofMinutes(2);
 
 		/**
-		 * Whether to create the configured keyspace (replication factor 1) on the embedded node.
+		 * Whether to create the configured keyspace on the embedded node (replication factor 1, or the smaller of
+		 * nodes and 3 for a local cluster).
 		 */
 		private boolean createKeyspace = true;
+
+		/**
+		 * Number of embedded nodes, 1 to 9. More than one starts a local cluster on 127.0.0.1 .. 127.0.0.N (free
+		 * ports, temporary data; loopback addresses beyond 127.0.0.1 exist on Linux, other systems need aliases),
+		 * for trying what the journal does when a node dies.
+		 */
+		private int nodes = 1;
+
+		public int getNodes() {
+			return this.nodes;
+		}
+
+		public void setNodes(int nodes) {
+			this.nodes = nodes;
+		}
 
 		public boolean isEnabled() {
 			return this.enabled;

@@ -7,6 +7,7 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.SpringApplication;
 
+import io.cassandrajournal.launcher.CassandraCluster;
 import io.cassandrajournal.launcher.CassandraNode;
 
 /**
@@ -19,6 +20,8 @@ import io.cassandrajournal.launcher.CassandraNode;
 public final class EmbeddedCassandra {
 
 	private static @Nullable CassandraNode node;
+
+	private static @Nullable CassandraCluster cluster;
 
 	private EmbeddedCassandra() {
 	}
@@ -58,6 +61,42 @@ public final class EmbeddedCassandra {
 			node = started;
 		}
 		return node.contactPoint();
+	}
+
+	/**
+	 * Starts a local cluster unless one is running: {@code nodes} nodes on 127.0.0.1 .. 127.0.0.N, free ports,
+	 * temporary data, each stopped after the application contexts have closed.
+	 * @param nodes 2 to 9
+	 * @param maxHeap each node's maximum heap
+	 * @param startupTimeout how long to wait for each node
+	 * @return the cluster's nodes: contact points and process ids, node 0 (127.0.0.1, the seed) first
+	 */
+	public static synchronized java.util.List<Member> startCluster(int nodes, String maxHeap,
+			Duration startupTimeout) {
+		if (cluster == null || cluster.nodes().stream().noneMatch(CassandraNode::isRunning)) {
+			CassandraCluster started = CassandraCluster.builder().size(nodes).maxHeap(maxHeap)
+				.startupTimeout(startupTimeout).build();
+			started.start();
+			for (CassandraNode member : started.nodes()) {
+				member.deferShutdownToOwner(Duration.ofMinutes(1));
+			}
+			SpringApplication.getShutdownHandlers().add(started::close);
+			cluster = started;
+		}
+		return cluster.nodes().stream().map((n) -> new Member(n.contactPoint(), n.pid())).toList();
+	}
+
+	/**
+	 * A node of the embedded cluster.
+	 * @param contactPoint its CQL address
+	 * @param pid its process id (to kill it and watch the journal carry on)
+	 */
+	public record Member(InetSocketAddress contactPoint, long pid) {
+	}
+
+	/** @return the running embedded cluster, if this JVM started one */
+	public static synchronized @Nullable CassandraCluster cluster() {
+		return cluster;
 	}
 
 	/** @return the running embedded node, if this JVM started one */

@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -84,6 +85,10 @@ public final class EmbeddedCassandraEnvironmentPostProcessor implements Environm
 					+ "loopback address: no embedded node is started (it only stands in for 127.0.0.1 / localhost)");
 			return;
 		}
+		if (embedded.getNodes() > 1) {
+			startCluster(environment, embedded, !journalPoints.isEmpty());
+			return;
+		}
 		InetSocketAddress contactPoint;
 		if (port != 0 && EmbeddedCassandra.answers(host, port)) {
 			this.logger.info("Cassandra already answers on " + host + ":" + port + "; not starting an embedded node");
@@ -99,7 +104,7 @@ public final class EmbeddedCassandraEnvironmentPostProcessor implements Environm
 					+ contactPoint.getPort() + " in " + Duration.ofNanos(System.nanoTime() - started).toMillis() + " ms ("
 					+ ((directory != null) ? "data in " + directory : "temporary data") + ")");
 			if (embedded.isCreateKeyspace()) {
-				createKeyspace(environment, contactPoint);
+				createKeyspace(environment, contactPoint, 1);
 			}
 		}
 		String point = contactPoint.getHostString() + ":" + contactPoint.getPort();
@@ -108,6 +113,39 @@ public final class EmbeddedCassandraEnvironmentPostProcessor implements Environm
 		properties.put("spring.cassandra.local-datacenter", "datacenter1");
 		if (!journalPoints.isEmpty()) {
 			properties.put("journal.cassandra.contact-points", point);
+			properties.put("journal.cassandra.local-datacenter", "datacenter1");
+		}
+		environment.getPropertySources().addFirst(new MapPropertySource("journalEmbeddedCassandra", properties));
+	}
+
+	private void startCluster(ConfigurableEnvironment environment, JournalCassandraProperties.Embedded embedded,
+			boolean journalContactPoints) {
+		if (embedded.getNodes() > 9) {
+			throw new IllegalStateException("journal.cassandra.embedded.nodes is " + embedded.getNodes()
+					+ ": a local cluster has at most 9 nodes (127.0.0.1 .. 127.0.0.9)");
+		}
+		long started = System.nanoTime();
+		List<EmbeddedCassandra.Member> members = EmbeddedCassandra.startCluster(embedded.getNodes(),
+				embedded.getMaxHeap(), embedded.getStartupTimeout());
+		List<String> points = new ArrayList<>();
+		List<String> described = new ArrayList<>();
+		for (EmbeddedCassandra.Member member : members) {
+			String point = member.contactPoint().getHostString() + ":" + member.contactPoint().getPort();
+			points.add(point);
+			described.add(point + " (pid " + member.pid() + ")");
+		}
+		this.logger.info("Started an embedded " + points.size() + "-node Cassandra cluster in "
+				+ Duration.ofNanos(System.nanoTime() - started).toSeconds() + " s (temporary data): "
+				+ String.join(", ", described) + ". Kill one (kill -9 <pid>) to watch the journal carry on at "
+				+ "LOCAL_QUORUM.");
+		if (embedded.isCreateKeyspace()) {
+			createKeyspace(environment, members.get(0).contactPoint(), Math.min(3, points.size()));
+		}
+		Map<String, Object> properties = new HashMap<>();
+		properties.put("spring.cassandra.contact-points", String.join(",", points));
+		properties.put("spring.cassandra.local-datacenter", "datacenter1");
+		if (journalContactPoints) {
+			properties.put("journal.cassandra.contact-points", String.join(",", points));
 			properties.put("journal.cassandra.local-datacenter", "datacenter1");
 		}
 		environment.getPropertySources().addFirst(new MapPropertySource("journalEmbeddedCassandra", properties));
@@ -162,7 +200,8 @@ public final class EmbeddedCassandraEnvironmentPostProcessor implements Environm
 		}
 	}
 
-	private void createKeyspace(ConfigurableEnvironment environment, InetSocketAddress contactPoint) {
+	private void createKeyspace(ConfigurableEnvironment environment, InetSocketAddress contactPoint,
+			int replicationFactor) {
 		String keyspace = environment.getProperty("journal.cassandra.keyspace",
 				environment.getProperty("spring.cassandra.keyspace-name", ""));
 		if (keyspace.isEmpty()) {
@@ -174,7 +213,8 @@ public final class EmbeddedCassandraEnvironmentPostProcessor implements Environm
 			.withLocalDatacenter("datacenter1")
 			.build()) {
 			session.execute("CREATE KEYSPACE IF NOT EXISTS " + name
-					+ " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+					+ " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': "
+					+ replicationFactor + "}");
 		}
 	}
 

@@ -53,7 +53,7 @@ class EmbeddedCassandraEnvironmentPostProcessorTest {
 				"journal.cassandra.embedded.port", "9142", "journal.cassandra.embedded.directory", "/tmp/node-data",
 				"journal.cassandra.embedded.temporary", "true", "journal.cassandra.embedded.max-heap", "768m",
 				"journal.cassandra.embedded.startup-timeout", "3m", "journal.cassandra.embedded.create-keyspace",
-				"false");
+				"false", "journal.cassandra.embedded.nodes", "3");
 		try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
 			@SuppressWarnings("unchecked")
 			List<Map<String, Object>> properties = (List<Map<String, Object>>) JsonMapper.builder()
@@ -73,6 +73,7 @@ class EmbeddedCassandraEnvironmentPostProcessorTest {
 		assertThat(bound.getDirectory()).isEqualTo(Path.of("/tmp/node-data"));
 		assertThat(bound.isTemporary()).isTrue().isNotEqualTo(defaults.isTemporary());
 		assertThat(bound.getMaxHeap()).isEqualTo("768m").isNotEqualTo(defaults.getMaxHeap());
+		assertThat(bound.getNodes()).isEqualTo(3).isNotEqualTo(defaults.getNodes());
 		assertThat(bound.getStartupTimeout()).isEqualTo(Duration.ofMinutes(3)).isNotEqualTo(defaults.getStartupTimeout());
 		assertThat(bound.isCreateKeyspace()).isFalse().isNotEqualTo(defaults.isCreateKeyspace());
 		assertThat(EmbeddedCassandraEnvironmentPostProcessor.bindEmbedded(new Binder()).getMaxHeap())
