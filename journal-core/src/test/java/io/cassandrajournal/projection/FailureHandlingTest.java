@@ -71,7 +71,7 @@ class FailureHandlingTest {
 	private final AtomicInteger attempts = new AtomicInteger();
 
 	private FailureHandling<String> failureHandling(ProjectionSettings settings) {
-		ProjectionHandler<String> handler = ProjectionHandler.blocking((event) -> {
+		EventHandler<String> handler = EventHandler.blocking((event) -> {
 			this.attempts.incrementAndGet();
 			String key = key(event);
 			AtomicInteger left = this.failures.get(key);
@@ -239,7 +239,7 @@ class FailureHandlingTest {
 	@Test
 	void aSuccessInOneLaneDoesNotEndAnotherLanesRetries() {
 		CompletableFuture<Void> retry = new CompletableFuture<>();
-		ProjectionHandler<String> handler = ProjectionHandler.blocking((event) -> {
+		EventHandler<String> handler = EventHandler.blocking((event) -> {
 			if (key(event).equals("a1") && this.attempts.getAndIncrement() == 0) {
 				throw new IllegalStateException("handler failed on a1");
 			}
