@@ -25,6 +25,12 @@ import io.cassandrajournal.snapshot.SnapshotStore;
  */
 public final class EntityRepositories {
 
+	/** Retries of a command after a concurrency conflict unless configured otherwise: {@value}. */
+	public static final int DEFAULT_MAX_RETRIES = 3;
+
+	/** Entity states kept in memory per repository unless configured otherwise: {@value}. */
+	public static final int DEFAULT_CACHE_SIZE = 1000;
+
 	private final Journal journal;
 
 	private final @Nullable SnapshotStore snapshots;

@@ -124,6 +124,23 @@ public final class CassandraJournal implements Journal {
 	}
 
 	/**
+	 * Records the layout settings (use-tag-index, tag-index-table, tag-bucketing, partition-size,
+	 * persistence-id-buckets) in {@code <eventsTable>_layout} on the first call against a keyspace, and on every
+	 * later call refuses settings that differ: instances with different layouts silently miss or misread each
+	 * other's events. The Spring Boot starter calls it at start-up; call it once at start-up when using the core
+	 * alone. A keyspace that has events but no record (an older version, the reference implementation) gets this
+	 * instance's settings recorded, with a warning. To change a setting deliberately (turning the tag index on
+	 * before a backfill, more persistenceId buckets), stop every instance and update or delete the record.
+	 * @param session an open session
+	 * @param options this instance's options
+	 * @throws io.cassandrajournal.JournalLayoutMismatchException naming every setting that differs, with both
+	 * values
+	 */
+	public static void verifyLayout(CqlSession session, CassandraJournalOptions options) {
+		LayoutRecord.check(session, options);
+	}
+
+	/**
 	 * @param options the journal options
 	 * @return the names of the tables this journal needs with these options
 	 */

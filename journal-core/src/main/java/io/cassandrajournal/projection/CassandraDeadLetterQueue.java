@@ -29,6 +29,9 @@ import io.cassandrajournal.journal.PersistentEvent;
  */
 public final class CassandraDeadLetterQueue implements DeadLetterQueue {
 
+	/** The table name used unless another is given: {@value}. */
+	public static final String DEFAULT_TABLE = "projection_dead_letters";
+
 	private final CqlSession session;
 
 	private final Clock clock;

@@ -90,6 +90,46 @@ public final class DurableStateOffsetStore implements OffsetStore {
 		}).thenCompose((stage) -> stage));
 	}
 
+	/**
+	 * Fences a cursor for an instance that has just taken over its segment's lease: reads the stored cursor
+	 * and writes it back twice, each a compare-and-set on the revision, so that the revision is at least two
+	 * past anything the previous owner may hold. The previous owner's next save then conflicts, whatever it
+	 * remembers: a save whose outcome it never learned is only settled as its own when the stored revision is
+	 * exactly one past its cached one (see the class comment), which a double bump rules out. Retries while
+	 * the previous owner's last saves are still landing (a conflict between read and write).
+	 * @param id the segment's cursor
+	 * @param initial the cursor to start from when none is stored (it is written, so a previous owner cannot
+	 * create the row either)
+	 * @return the cursor to resume from
+	 */
+	CompletionStage<TagOffset> fence(ProjectionId id, TagOffset initial) {
+		return fence(id, initial, FENCE_ATTEMPTS);
+	}
+
+	private static final int FENCE_ATTEMPTS = 5;
+
+	private CompletionStage<TagOffset> fence(ProjectionId id, TagOffset initial, int attemptsLeft) {
+		return this.store.get(key(id), TagOffset.class).thenCompose((stored) -> {
+			long revision = stored.map(DurableState::revision).orElse(0L);
+			TagOffset cursor = stored.map(DurableState::value).orElse(initial);
+			return this.store.upsert(key(id), revision + 1, cursor)
+				.thenCompose((ignored) -> this.store.upsert(key(id), revision + 2, cursor))
+				.handle((ok, error) -> {
+					if (error == null) {
+						this.revisions.put(id, revision + 2);
+						this.unknownOutcomes.remove(id);
+						return CompletableFuture.completedFuture(cursor);
+					}
+					Throwable cause = Errors.unwrap(error);
+					if (cause instanceof DurableStateConflictException && attemptsLeft > 1) {
+						return fence(id, initial, attemptsLeft - 1);
+					}
+					return CompletableFuture.<TagOffset>failedFuture(cause);
+				})
+				.thenCompose((stage) -> stage);
+		});
+	}
+
 	private void remember(ProjectionId id, TagOffset offset) {
 		this.unknownOutcomes.compute(id, (key, offsets) -> {
 			Set<TagOffset> kept = (offsets != null) ? offsets : new LinkedHashSet<>();

@@ -71,6 +71,8 @@ final class FailureHandling<E> {
 
 	private final AtomicReference<@Nullable Instant> lastEventTimestamp = new AtomicReference<>();
 
+	private final AtomicReference<ProjectionStatus.@Nullable HandledEvent> lastHandled = new AtomicReference<>();
+
 	FailureHandling(Projection<E> projection, @Nullable DeadLetterQueue deadLetters,
 			Consumer<DeadLetter> deadLetterListener, EventSerializer serializer, ProjectionMetrics metrics,
 			RetryScheduler retries, Executor executor, Clock clock, RunState run) {
@@ -97,6 +99,10 @@ final class FailureHandling<E> {
 
 	@Nullable Instant lastEventTimestamp() {
 		return this.lastEventTimestamp.get();
+	}
+
+	ProjectionStatus.@Nullable HandledEvent lastHandled() {
+		return this.lastHandled.get();
 	}
 
 	/** The next attempt on the event with this key dead-letters it instead. */
@@ -160,6 +166,7 @@ final class FailureHandling<E> {
 		this.handled.incrementAndGet();
 		this.metrics.handled(Duration.ofNanos(System.nanoTime() - started));
 		this.lastEventTimestamp.set(event.timestamp());
+		this.lastHandled.set(new ProjectionStatus.HandledEvent(event.persistenceId(), event.sequenceNr(), event.timestamp()));
 		settled(event, "handled");
 	}
 

@@ -228,6 +228,9 @@ public final class ProjectionEngine implements AutoCloseable {
 	/** Builds a {@link ProjectionEngine}. */
 	public static final class Builder {
 
+		/** Threads shared by all projections unless {@link #threads(int)} says otherwise. */
+		public static final int DEFAULT_THREADS = 2;
+
 		private final Journal journal;
 
 		private @Nullable ReadJournal readJournal;
@@ -244,7 +247,7 @@ public final class ProjectionEngine implements AutoCloseable {
 
 		private Clock clock = Clock.systemUTC();
 
-		private int threads = 2;
+		private int threads = DEFAULT_THREADS;
 
 		Builder(Journal journal) {
 			this.journal = Objects.requireNonNull(journal, "journal");

@@ -110,7 +110,7 @@ final class ProjectionRunner<E> implements ProjectionControl {
 		}
 		return new ProjectionStatus(this.id, this.run.state(), stored, this.failures.handled(),
 				this.failures.skipped(), this.failures.lastEventTimestamp(), this.lag.lag(), this.lag.lagEvents(),
-				this.run.lastError());
+				this.run.lastError(), this.failures.lastHandled());
 	}
 
 	/** @return the batch in flight, or a completed stage between batches */

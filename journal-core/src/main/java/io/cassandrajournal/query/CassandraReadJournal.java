@@ -161,8 +161,10 @@ public final class CassandraReadJournal implements ReadJournal {
 	public LiveTagFeed liveEventsByTag(TagFilter filter, TagOffset start, FeedSettings settings) {
 		if (scansJournal(filter)) {
 			logger.warn("The live feed of tag filter '{}' scans the whole {} table on every poll ({}); for a busy "
-					+ "journal give the filter an 'any' or 'all' tag and turn the tag index on", filter.canonical(),
-					this.options.eventsTable(), (this.tagReader == null) ? "the tag index is off"
+					+ "journal give the filter an 'any' or 'all' tag and turn the tag index on (property "
+					+ "journal.cassandra.use-tag-index=true, option useTagIndex, on every instance, then backfill)",
+					filter.canonical(), this.options.eventsTable(),
+					(this.tagReader == null) ? "the tag index is off: journal.cassandra.use-tag-index=false"
 							: "the filter names no tag every match carries");
 		}
 		return new LiveTagFeed(checkTagQuery(filter), filter, start, settings, this.clock);

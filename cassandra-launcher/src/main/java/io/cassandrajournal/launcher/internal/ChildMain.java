@@ -1,8 +1,12 @@
 package io.cassandrajournal.launcher.internal;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * Entry point of the child JVM. Starts a watchdog on the parent JVM, then hands over to Cassandra's own
@@ -12,6 +16,10 @@ import java.util.Optional;
  * When the parent dies (even by {@code SIGKILL}) the node exits: a temporary node deletes its directory
  * and halts at once; a persistent one exits through Cassandra's shutdown hook (drain), with a halt as
  * backstop after {@value #DRAIN_BACKSTOP_MILLIS} ms.
+ * <p>
+ * This class is copied alone into the node's directory and run from there (see
+ * {@code JvmCommand.installChildMain}): it must use no other class of the launcher, nor anonymous or inner classes
+ * (lambdas are fine: they live in this class file).
  */
 public final class ChildMain {
 
@@ -97,12 +105,28 @@ public final class ChildMain {
 		thread.start();
 	}
 
+	private static void deleteTree(Path root) throws IOException {
+		if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+			return;
+		}
+		try (Stream<Path> paths = Files.walk(root)) {
+			paths.sorted(Comparator.reverseOrder()).forEach((path) -> {
+				try {
+					Files.deleteIfExists(path);
+				}
+				catch (IOException ex) {
+					// raced with the node, or not empty yet: best effort
+				}
+			});
+		}
+	}
+
 	private static synchronized void orphaned(long pid) {
 		System.err.println("cassandra-launcher: parent JVM " + pid + " exited; stopping this node");
 		String wipe = System.getProperty(WIPE_ON_ORPHAN);
 		if (wipe != null) {
 			try {
-				NodeDirectories.delete(Path.of(wipe));
+				deleteTree(Path.of(wipe));
 			}
 			catch (IOException | RuntimeException ex) {
 				// best effort: the next launcher start sweeps what is left

@@ -3,12 +3,10 @@ package io.cassandrajournal.launcher.internal;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 import io.cassandrajournal.launcher.CassandraLaunchException;
@@ -16,11 +14,10 @@ import io.cassandrajournal.launcher.CommitLogMode;
 
 /**
  * Builds the child JVM's command line: Cassandra's own server flags for JDK 11/17, the heap, the node's
- * files, and the classpath that Maven resolved for this module at build time.
+ * files, and a classpath of the launcher's entry point (copied into the node's directory) and Cassandra's jars
+ * from this machine's local Maven repository (see {@link CassandraArtifacts}).
  */
 public final class JvmCommand {
-
-	static final String CLASSPATH_RESOURCE = "/io/cassandrajournal/launcher/cassandra-classpath.txt";
 
 	private static final List<String> SERVER_FLAGS = List.of("-ea", "-da:net.openhft...",
 			"-XX:+UseThreadPriorities", "-Xss256k", "-XX:+UseTLAB", "-XX:+ResizeTLAB", "-XX:+PerfDisableSharedMem",
@@ -74,46 +71,55 @@ public final class JvmCommand {
 			command.add("-D" + ChildMain.WIPE_ON_ORPHAN + "=" + dir);
 		}
 		command.add("-cp");
-		command.add(classpath());
+		command.add(classpath(dir));
 		command.add(ChildMain.class.getName());
 		return command;
 	}
 
-	static String classpath() {
-		String cassandra = readCassandraClasspath();
-		List<String> entries = new ArrayList<>(Arrays.asList(cassandra.split(File.pathSeparator)));
-		for (String entry : entries.subList(0, Math.min(3, entries.size()))) {
-			if (!Files.exists(Path.of(entry))) {
-				throw new CassandraLaunchException("The Cassandra classpath recorded when cassandra-launcher was built "
-						+ "names " + entry + ", which does not exist (local Maven repository moved or cleaned?). "
-						+ "Rebuild it: ./mvnw -pl cassandra-launcher install");
-			}
+	/**
+	 * @param nodeDirectory the node's directory, where the child's entry point is copied
+	 * @return the child JVM's classpath: the entry point's directory, then Cassandra's jars
+	 */
+	static String classpath(Path nodeDirectory) {
+		List<String> entries = new ArrayList<>();
+		entries.add(installChildMain(nodeDirectory).toString());
+		for (Path jar : CassandraArtifacts.fromEnvironment().resolve()) {
+			entries.add(jar.toString());
 		}
-		entries.add(0, ownLocation());
 		return String.join(File.pathSeparator, entries);
 	}
 
-	private static String readCassandraClasspath() {
-		try (InputStream in = JvmCommand.class.getResourceAsStream(CLASSPATH_RESOURCE)) {
+	/**
+	 * Copies {@link ChildMain}'s class file into {@code <node directory>/launcher/}. The launcher's own location
+	 * cannot go on the child's classpath: inside a Spring Boot fat jar it is a jar nested in another jar, which a
+	 * plain JVM cannot read ("Could not find or load main class"). Reading the class as a resource works from a
+	 * directory, a jar and a nested jar alike. ChildMain uses no other class of the launcher, so it is enough.
+	 * @param nodeDirectory the node's directory
+	 * @return the classpath entry holding {@code ChildMain}
+	 */
+	static Path installChildMain(Path nodeDirectory) {
+		Path root = nodeDirectory.toAbsolutePath().resolve("launcher");
+		String name = ChildMain.class.getName().replace('.', '/') + ".class";
+		Path target = root.resolve(name);
+		try (InputStream in = ChildMain.class.getResourceAsStream("/" + name)) {
 			if (in == null) {
-				throw new CassandraLaunchException("Resource " + CLASSPATH_RESOURCE + " is missing: cassandra-launcher "
-						+ "was not built by Maven (its generate-resources phase writes it). Run ./mvnw -pl "
-						+ "cassandra-launcher install");
+				throw new CassandraLaunchException("Cannot read " + name + " from the cassandra-launcher classes ("
+						+ ChildMain.class.getProtectionDomain().getCodeSource() + ")");
 			}
-			return new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+			Files.createDirectories(target.getParent());
+			Path temp = Files.createTempFile(target.getParent(), "ChildMain", ".tmp");
+			try {
+				Files.copy(in, temp, StandardCopyOption.REPLACE_EXISTING);
+				Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
+			}
+			finally {
+				Files.deleteIfExists(temp);
+			}
 		}
 		catch (IOException ex) {
-			throw new CassandraLaunchException("Cannot read " + CLASSPATH_RESOURCE, ex);
+			throw new CassandraLaunchException("Cannot copy the launcher's entry point into " + root + ": " + ex, ex);
 		}
-	}
-
-	private static String ownLocation() {
-		try {
-			return Path.of(ChildMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-		}
-		catch (URISyntaxException | RuntimeException ex) {
-			throw new CassandraLaunchException("Cannot locate the cassandra-launcher classes", ex);
-		}
+		return root;
 	}
 
 }

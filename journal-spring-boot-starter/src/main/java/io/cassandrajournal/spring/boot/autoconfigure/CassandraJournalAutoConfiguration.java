@@ -89,7 +89,11 @@ public final class CassandraJournalAutoConfiguration {
 	@ConditionalOnMissingBean(Journal.class)
 	CassandraJournal cassandraJournal(JournalSession session, CassandraJournalOptions options,
 			EventSerializer serializer, ObjectProvider<JournalMetrics> metrics) {
-		return CassandraJournal.create(session.session(), options, serializer, metrics.getIfAvailable(() -> JournalMetrics.NONE));
+		CassandraJournal journal = CassandraJournal.create(session.session(), options, serializer,
+				metrics.getIfAvailable(() -> JournalMetrics.NONE));
+		// Refuse to run beside instances that lay rows out differently (JournalLayoutFailureAnalyzer reports it).
+		CassandraJournal.verifyLayout(session.session(), options);
+		return journal;
 	}
 
 	@Bean
@@ -168,8 +172,8 @@ public final class CassandraJournalAutoConfiguration {
 				.withLightweightTransactions(p.isLightweightTransactions())
 				.withSerialConsistency(p.getSerialConsistency())
 				.withPersistenceIdBuckets(p.getPersistenceIdBuckets())
-				.withPageSize(p.getPageSize()));
-			map.from(p.getInFlightWait()).to((v) -> h.set(h.get().withInFlightWait(v)));
+				.withPageSize(p.getPageSize())
+				.withInFlightWait(p.getInFlightWait()));
 			return h.get();
 		}
 

@@ -9,11 +9,28 @@ import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.TagBucketing;
+import io.cassandrajournal.entity.EntityRepositories;
+import io.cassandrajournal.projection.CassandraDeadLetterQueue;
+import io.cassandrajournal.projection.ProjectionEngine;
+import io.cassandrajournal.projection.ProjectionSettings;
+import io.cassandrajournal.projection.RecoveryStrategy;
+
 /**
  * Configuration of the Cassandra journal, bound from {@code journal.cassandra.*}.
+ * <p>
+ * Defaults are not declared here: each field starts from core's own default ({@link CassandraJournalOptions#create()},
+ * {@link ProjectionSettings#defaults()} and the {@code DEFAULT_*} constants), so the starter and the core cannot
+ * drift. The configuration metadata documents them through
+ * {@code META-INF/additional-spring-configuration-metadata.json}, checked against these values by a test.
  */
 @ConfigurationProperties("journal.cassandra")
 public class JournalCassandraProperties {
+
+	private static final CassandraJournalOptions DEFAULTS = CassandraJournalOptions.create();
+
+	private static final ProjectionSettings PROJECTION_DEFAULTS = ProjectionSettings.defaults();
 
 	/**
 	 * Whether the journal auto-configuration is on.
@@ -56,89 +73,89 @@ public class JournalCassandraProperties {
 	 * nodes whose certificates do not name them: without the check any certificate from a trusted authority is
 	 * accepted.
 	 */
-	private boolean sslHostnameValidation = true;
+	private boolean sslHostnameValidation = DEFAULTS.sslHostnameValidation();
 
 	/**
 	 * How long one request may take before it fails.
 	 */
-	private Duration requestTimeout = Duration.ofSeconds(10);
+	private Duration requestTimeout = DEFAULTS.requestTimeout();
 
 	/**
 	 * How long start-up keeps trying to reach the contact points before it fails (the journal's own
 	 * session only; 0 fails at the first attempt). Lets an application start a little before its Cassandra.
 	 */
-	private Duration startupWait = Duration.ofSeconds(30);
+	private Duration startupWait = DEFAULTS.startupWait();
 
 	/**
 	 * How long after its claim a sequence number without a visible event is waited for by entity loads and
 	 * entity projections (another writer's append between claim and batch) before it counts as a crash gap
-	 * and is stepped over. Unset: the journal's default (30s); 0 never waits.
+	 * and is stepped over. 0 never waits.
 	 */
-	private @Nullable Duration inFlightWait;
+	private Duration inFlightWait = DEFAULTS.inFlightWait();
 
 	/**
 	 * Name of the events table.
 	 */
-	private String eventsTable = "events";
+	private String eventsTable = DEFAULTS.eventsTable();
 
 	/**
 	 * Name of the table holding each persistenceId's highest claimed sequence number.
 	 */
-	private String metadataTable = "metadata";
+	private String metadataTable = DEFAULTS.metadataTable();
 
 	/**
 	 * Name of the table behind the persistenceId queries.
 	 */
-	private String allIdsTable = "all_persistence_ids";
+	private String allIdsTable = DEFAULTS.allIdsTable();
 
 	/**
 	 * Name of the tag index side table.
 	 */
-	private String tagIndexTable = "events_by_tag";
+	private String tagIndexTable = DEFAULTS.tagIndexTable();
 
 	/**
 	 * Name of the snapshots table.
 	 */
-	private String snapshotsTable = "snapshots";
+	private String snapshotsTable = DEFAULTS.snapshotsTable();
 
 	/**
 	 * Name of the durable state table (projection offsets live there).
 	 */
-	private String durableStateTable = "durable_state";
+	private String durableStateTable = DEFAULTS.durableStateTable();
 
 	/**
 	 * Rows per events partition before a persistenceId rolls over to the next partition_nr. Must match every
 	 * writer sharing the keyspace.
 	 */
-	private long partitionSize = 500_000;
+	private long partitionSize = DEFAULTS.partitionSize();
 
 	/**
 	 * Whether missing tables are created at start-up; when false, start-up fails naming the missing table.
 	 */
-	private boolean autoCreateTables = true;
+	private boolean autoCreateTables = DEFAULTS.autoCreateTables();
 
 	/**
 	 * Whether appends also write the events_by_tag index.
 	 */
-	private boolean useTagIndex;
+	private boolean useTagIndex = DEFAULTS.useTagIndex();
 
 	/**
 	 * How the tag index is partitioned: NONE (the reference events_by_tag table, one partition per tag) or
 	 * MINUTE, HOUR, DAY (one partition per tag and time bucket, in <tag-index-table>_<unit> plus a
 	 * <tag-index-table>_<unit>_buckets list).
 	 */
-	private io.cassandrajournal.TagBucketing tagBucketing = io.cassandrajournal.TagBucketing.NONE;
+	private TagBucketing tagBucketing = DEFAULTS.tagBucketing();
 
 	/**
 	 * Consistency level of every read and write, by name (LOCAL_QUORUM) or by the driver's numeric code (6).
 	 */
-	private DefaultConsistencyLevel consistency = DefaultConsistencyLevel.LOCAL_QUORUM;
+	private DefaultConsistencyLevel consistency = (DefaultConsistencyLevel) DEFAULTS.consistency();
 
 	/**
 	 * Whether appends claim their sequence range with a lightweight transaction. Turning it off is unsafe
 	 * with more than one writer per persistenceId.
 	 */
-	private boolean lightweightTransactions = true;
+	private boolean lightweightTransactions = DEFAULTS.lightweightTransactions();
 
 	/**
 	 * Paxos consistency of the append claim (SERIAL or LOCAL_SERIAL, or 8 / 9); unset leaves the driver's
@@ -150,12 +167,12 @@ public class JournalCassandraProperties {
 	 * Number of all_persistence_ids partitions new ids are spread over. 1 keeps the reference layout
 	 * (tag '_all').
 	 */
-	private int persistenceIdBuckets = 1;
+	private int persistenceIdBuckets = DEFAULTS.persistenceIdBuckets();
 
 	/**
 	 * Rows fetched per page by replays and queries.
 	 */
-	private int pageSize = 1000;
+	private int pageSize = DEFAULTS.pageSize();
 
 	/**
 	 * Embedded development node.
@@ -236,11 +253,11 @@ public class JournalCassandraProperties {
 		this.sslHostnameValidation = sslHostnameValidation;
 	}
 
-	public @Nullable Duration getInFlightWait() {
+	public Duration getInFlightWait() {
 		return this.inFlightWait;
 	}
 
-	public void setInFlightWait(@Nullable Duration inFlightWait) {
+	public void setInFlightWait(Duration inFlightWait) {
 		this.inFlightWait = inFlightWait;
 	}
 
@@ -332,11 +349,11 @@ public class JournalCassandraProperties {
 		this.useTagIndex = useTagIndex;
 	}
 
-	public io.cassandrajournal.TagBucketing getTagBucketing() {
+	public TagBucketing getTagBucketing() {
 		return this.tagBucketing;
 	}
 
-	public void setTagBucketing(io.cassandrajournal.TagBucketing tagBucketing) {
+	public void setTagBucketing(TagBucketing tagBucketing) {
 		this.tagBucketing = tagBucketing;
 	}
 
@@ -400,13 +417,13 @@ public class JournalCassandraProperties {
 		/**
 		 * How many times a command runs again after losing a concurrent append.
 		 */
-		private int maxRetries = 3;
+		private int maxRetries = EntityRepositories.DEFAULT_MAX_RETRIES;
 
 		/**
 		 * Entity states kept in memory per repository (least recently used go first); 0 loads every entity
 		 * on every command. A stale state is caught by the append's lightweight transaction.
 		 */
-		private int cacheSize = 1000;
+		private int cacheSize = EntityRepositories.DEFAULT_CACHE_SIZE;
 
 		public int getMaxRetries() {
 			return this.maxRetries;
@@ -440,59 +457,59 @@ public class JournalCassandraProperties {
 		 * How long an idle projection waits before reading again; appends of this application wake matching
 		 * projections at once.
 		 */
-		private Duration pollInterval = Duration.ofSeconds(1);
+		private Duration pollInterval = PROJECTION_DEFAULTS.pollInterval();
 
 		/**
 		 * What a projection does when its handler fails: retry-and-fail, retry-and-skip, fail or skip.
 		 */
-		private io.cassandrajournal.projection.RecoveryStrategy recoveryStrategy = io.cassandrajournal.projection.RecoveryStrategy.RETRY_AND_FAIL;
+		private RecoveryStrategy recoveryStrategy = PROJECTION_DEFAULTS.recoveryStrategy();
 
 		/**
 		 * Retries after the first failed attempt.
 		 */
-		private int maxRetries = 3;
+		private int maxRetries = PROJECTION_DEFAULTS.maxRetries();
 
 		/**
 		 * Delay before the first retry, doubled for each further retry.
 		 */
-		private Duration retryBackoff = Duration.ofSeconds(1);
+		private Duration retryBackoff = PROJECTION_DEFAULTS.retryBackoff();
 
 		/**
 		 * Cap of the retry delay.
 		 */
-		private Duration maxRetryBackoff = Duration.ofSeconds(60);
+		private Duration maxRetryBackoff = PROJECTION_DEFAULTS.maxRetryBackoff();
 
 		/**
 		 * How far behind real time a tag feed's head read stops; 0 gives the lowest latency.
 		 */
-		private Duration consistencyWindow = Duration.ZERO;
+		private Duration consistencyWindow = PROJECTION_DEFAULTS.feed().consistencyWindow();
 
 		/**
 		 * How late an event may become visible in the tag index and still be delivered (the trailing sweep); 0
 		 * turns the sweep off, which is unsafe with several writers or clock skew.
 		 */
-		private Duration backtrackWindow = Duration.ofSeconds(10);
+		private Duration backtrackWindow = PROJECTION_DEFAULTS.feed().backtrackWindow();
 
 		/**
 		 * Events read per batch; the cursor is stored after each batch.
 		 */
-		private int pageSize = 100;
+		private int pageSize = PROJECTION_DEFAULTS.feed().pageSize();
 
 		/**
 		 * Whether later events of a persistenceId with a dead letter are parked behind it until redelivered.
 		 */
-		private boolean parkAfterDeadLetter;
+		private boolean parkAfterDeadLetter = PROJECTION_DEFAULTS.parkAfterDeadLetter();
 
 		/**
 		 * Threads shared by all projections.
 		 */
-		private int threads = 2;
+		private int threads = ProjectionEngine.Builder.DEFAULT_THREADS;
 
 		/**
 		 * Events of one projection handled at the same time, spread over lanes by persistenceId (one entity's
 		 * events never run in parallel). 1 handles them one after the other.
 		 */
-		private int concurrency = 1;
+		private int concurrency = PROJECTION_DEFAULTS.concurrency();
 
 		/**
 		 * Whether skipped events are kept in a Cassandra dead-letter table.
@@ -502,7 +519,7 @@ public class JournalCassandraProperties {
 		/**
 		 * Name of the dead-letter table.
 		 */
-		private String deadLetterTable = "projection_dead_letters";
+		private String deadLetterTable = CassandraDeadLetterQueue.DEFAULT_TABLE;
 
 		/**
 		 * Which projection state turns the projections health DOWN: failed, failing or never.
@@ -525,11 +542,11 @@ public class JournalCassandraProperties {
 			this.pollInterval = pollInterval;
 		}
 
-		public io.cassandrajournal.projection.RecoveryStrategy getRecoveryStrategy() {
+		public RecoveryStrategy getRecoveryStrategy() {
 			return this.recoveryStrategy;
 		}
 
-		public void setRecoveryStrategy(io.cassandrajournal.projection.RecoveryStrategy recoveryStrategy) {
+		public void setRecoveryStrategy(RecoveryStrategy recoveryStrategy) {
 			this.recoveryStrategy = recoveryStrategy;
 		}
 

@@ -24,6 +24,7 @@ import io.cassandrajournal.query.CassandraReadJournal;
 import io.cassandrajournal.query.FeedSettings;
 import io.cassandrajournal.query.ReadJournal;
 import io.cassandrajournal.serialization.EventSerializer;
+import io.cassandrajournal.spring.boot.projection.InMemoryCursors;
 import io.cassandrajournal.spring.boot.projection.ProjectionLifecycle;
 import io.cassandrajournal.state.DurableStateStore;
 
@@ -96,19 +97,24 @@ public final class JournalProjectionsAutoConfiguration {
 			.withFeed(new FeedSettings(p.getConsistencyWindow(), p.getBacktrackWindow(), p.getPageSize()));
 	}
 
+	@Bean
+	@ConditionalOnMissingBean
+	InMemoryCursors journalInMemoryCursors() {
+		return new InMemoryCursors();
+	}
+
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	@ConditionalOnBean({ ReadJournal.class, OffsetStore.class })
 	ProjectionEngine projectionEngine(Journal journal, ReadJournal readJournal, OffsetStore offsetStore,
-			ObjectProvider<DeadLetterQueue> deadLetterQueue, ObjectProvider<MeterRegistry> meterRegistry,
-			ObjectProvider<EventSerializer> serializer, ObjectProvider<CassandraJournalOptions> options,
-			JournalCassandraProperties properties) {
-		ProjectionEngine.Builder builder = ProjectionEngine.builder(journal)
-			.readJournal(readJournal)
+			InMemoryCursors inMemoryCursors, ObjectProvider<DeadLetterQueue> deadLetterQueue,
+			ObjectProvider<MeterRegistry> meterRegistry, ObjectProvider<EventSerializer> serializer,
+			ObjectProvider<CassandraJournalOptions> options, JournalCassandraProperties properties) {
+		ProjectionEngine.Builder builder = engineBuilder(journal, properties).readJournal(readJournal)
 			.serializer(serializer.getIfAvailable(readJournal::serializer))
-			.offsetStore(offsetStore)
-			.deadLetterQueue(deadLetterQueue.getIfAvailable())
-			.threads(properties.getProjections().getThreads());
+			// Durable cursors, except those of @ProjectionHandler(rebuildOnStart = true) projections.
+			.offsetStore(inMemoryCursors.around(offsetStore))
+			.deadLetterQueue(deadLetterQueue.getIfAvailable());
 		CassandraJournalOptions journalOptions = options.getIfAvailable();
 		if (journalOptions != null) {
 			builder.clock(journalOptions.clock());
@@ -120,14 +126,19 @@ public final class JournalProjectionsAutoConfiguration {
 		return builder.build();
 	}
 
+	/** The engine's own properties ({@code journal.cassandra.projections.threads}). */
+	static ProjectionEngine.Builder engineBuilder(Journal journal, JournalCassandraProperties properties) {
+		return ProjectionEngine.builder(journal).threads(properties.getProjections().getThreads());
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(ProjectionEngine.class)
 	ProjectionLifecycle projectionLifecycle(ProjectionEngine engine, ConfigurableListableBeanFactory beanFactory,
 			ReadJournal readJournal, ObjectProvider<EventSerializer> serializer, ProjectionSettings defaults,
-			ObjectProvider<MeterRegistry> meterRegistry) {
+			ObjectProvider<MeterRegistry> meterRegistry, InMemoryCursors inMemoryCursors) {
 		return new ProjectionLifecycle(engine, beanFactory, serializer.getIfAvailable(readJournal::serializer), defaults,
-				meterRegistry.getIfUnique());
+				meterRegistry.getIfUnique(), inMemoryCursors);
 	}
 
 }

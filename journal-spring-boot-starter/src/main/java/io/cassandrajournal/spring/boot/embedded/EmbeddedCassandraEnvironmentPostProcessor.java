@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.context.config.ConfigDataEnvironmentPostProcessor;
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.logging.DeferredLogFactory;
 import org.springframework.core.Ordered;
@@ -23,6 +24,7 @@ import org.springframework.core.env.MapPropertySource;
 import org.springframework.util.ClassUtils;
 
 import io.cassandrajournal.internal.CqlNames;
+import io.cassandrajournal.spring.boot.autoconfigure.JournalCassandraProperties;
 
 /**
  * With {@code journal.cassandra.embedded.enabled=true}: if nothing answers CQL on the configured contact
@@ -50,14 +52,16 @@ public final class EmbeddedCassandraEnvironmentPostProcessor implements Environm
 
 	@Override
 	public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
-		if (!environment.getProperty("journal.cassandra.embedded.enabled", Boolean.class, false)) {
+		Binder binder = Binder.get(environment);
+		JournalCassandraProperties.Embedded embedded = bindEmbedded(binder);
+		if (!embedded.isEnabled()) {
 			return;
 		}
 		if (!ClassUtils.isPresent(LAUNCHER_CLASS, application.getClassLoader())) {
 			throw new IllegalStateException("journal.cassandra.embedded.enabled=true needs the launcher on the "
-					+ "classpath: add io.cassandrajournal:cassandra-launcher with all transitive dependencies excluded");
+					+ "classpath: add the dependency io.cassandrajournal:cassandra-launcher (scope runtime; test if only tests "
+					+ "use the embedded node). It is JDK-only: Cassandra's own jars stay off the application's classpath");
 		}
-		Binder binder = Binder.get(environment);
 		List<String> journalPoints = binder.bind("journal.cassandra.contact-points", String[].class)
 			.map(List::of)
 			.orElse(List.of());
@@ -69,7 +73,7 @@ public final class EmbeddedCassandraEnvironmentPostProcessor implements Environm
 		String host = target.contains(":") ? target.substring(0, target.lastIndexOf(':')) : target;
 		int configuredPort = target.contains(":") ? Integer.parseInt(target.substring(target.lastIndexOf(':') + 1))
 				: 9042;
-		int port = environment.getProperty("journal.cassandra.embedded.port", Integer.class, configuredPort);
+		int port = (embedded.getPort() != null) ? embedded.getPort() : configuredPort;
 
 		List<String> configured = !journalPoints.isEmpty() ? journalPoints : springPoints;
 		String remote = firstNonLoopback(configured);
@@ -86,18 +90,15 @@ public final class EmbeddedCassandraEnvironmentPostProcessor implements Environm
 			contactPoint = new InetSocketAddress(host, port);
 		}
 		else {
-			boolean temporary = environment.getProperty("journal.cassandra.embedded.temporary", Boolean.class, false);
-			Path directory = temporary ? null
-					: binder.bind("journal.cassandra.embedded.directory", Path.class).orElse(null);
-			String maxHeap = environment.getProperty("journal.cassandra.embedded.max-heap", "1g");
-			Duration timeout = binder.bind("journal.cassandra.embedded.startup-timeout", Duration.class)
-				.orElse(Duration.ofMinutes(2));
+			Path directory = embedded.isTemporary() ? null : embedded.getDirectory();
+			String maxHeap = embedded.getMaxHeap();
+			Duration timeout = embedded.getStartupTimeout();
 			long started = System.nanoTime();
 			contactPoint = EmbeddedCassandra.start(port, directory, maxHeap, timeout);
 			this.logger.info("Started an embedded Cassandra node on " + contactPoint.getHostString() + ":"
 					+ contactPoint.getPort() + " in " + Duration.ofNanos(System.nanoTime() - started).toMillis() + " ms ("
 					+ ((directory != null) ? "data in " + directory : "temporary data") + ")");
-			if (environment.getProperty("journal.cassandra.embedded.create-keyspace", Boolean.class, true)) {
+			if (embedded.isCreateKeyspace()) {
 				createKeyspace(environment, contactPoint);
 			}
 		}
@@ -110,6 +111,17 @@ public final class EmbeddedCassandraEnvironmentPostProcessor implements Environm
 			properties.put("journal.cassandra.local-datacenter", "datacenter1");
 		}
 		environment.getPropertySources().addFirst(new MapPropertySource("journalEmbeddedCassandra", properties));
+	}
+
+	/**
+	 * The one place the embedded node's keys are read: bound onto {@link JournalCassandraProperties.Embedded},
+	 * whose field initialisers are their only defaults.
+	 * @param binder the environment's binder
+	 * @return {@code journal.cassandra.embedded.*}
+	 */
+	static JournalCassandraProperties.Embedded bindEmbedded(Binder binder) {
+		return binder.bind("journal.cassandra.embedded", Bindable.of(JournalCassandraProperties.Embedded.class))
+			.orElseGet(JournalCassandraProperties.Embedded::new);
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package io.cassandrajournal.spring.boot.health;
 
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -11,7 +12,7 @@ import io.cassandrajournal.projection.ProjectionControl;
 import io.cassandrajournal.projection.ProjectionEngine;
 import io.cassandrajournal.projection.ProjectionState;
 import io.cassandrajournal.projection.ProjectionStatus;
-import io.cassandrajournal.spring.boot.actuate.ProjectionViews;
+import io.cassandrajournal.query.TagOffset;
 
 /**
  * Every projection's state as health details; DOWN when a projection is in one of the configured states
@@ -33,13 +34,65 @@ public class ProjectionsHealthIndicator extends AbstractHealthIndicator {
 		this.downStates = Set.copyOf(downStates);
 	}
 
+	/** @return the states that make the health DOWN */
+	public Set<ProjectionState> downStates() {
+		return this.downStates;
+	}
+
+	/**
+	 * What a reader of the health needs: the state, the last handled event by its identity, and where reading
+	 * resumes after a restart, in words (a by-tag cursor is a time stamp before the last handled event, not an
+	 * event: its empty persistenceId and zero sequence number mean nothing to a reader).
+	 * @param status a projection's status
+	 * @return its health view
+	 */
+	static Map<String, Object> view(ProjectionStatus status) {
+		Map<String, Object> view = new LinkedHashMap<>();
+		view.put("state", status.state().name());
+		view.put("source", status.id().key());
+		ProjectionStatus.HandledEvent last = status.lastHandled();
+		if (last != null) {
+			Map<String, Object> event = new LinkedHashMap<>();
+			event.put("persistenceId", last.persistenceId());
+			event.put("sequenceNr", last.sequenceNr());
+			event.put("timestamp", last.timestamp().toString());
+			view.put("lastHandledEvent", event);
+		}
+		else {
+			view.put("lastHandledEvent", null);
+		}
+		view.put("resumesFrom", resumePoint(status.offset()));
+		view.put("eventsHandled", status.eventsHandled());
+		view.put("eventsSkipped", status.eventsSkipped());
+		view.put("lagMillis", status.lag().toMillis());
+		view.put("lagEvents", status.lagEvents());
+		if (status.lastError() != null) {
+			view.put("lastError", status.lastError());
+		}
+		return view;
+	}
+
+	private static String resumePoint(TagOffset offset) {
+		if (offset.equals(TagOffset.START)) {
+			return "the beginning";
+		}
+		String time = Instant.ofEpochMilli(offset.timestamp()).toString();
+		if (offset.persistenceId().isEmpty()) {
+			// The tag feed's safe point trails the last handled event by up to the backtrack window.
+			return "events written from " + time + " on (after a restart those already handled since then are "
+					+ "delivered again: at-least-once)";
+		}
+		return "after " + offset.persistenceId() + " #" + offset.sequenceNr()
+				+ ((offset.timestamp() > 0) ? " (written " + time + ")" : "");
+	}
+
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
 		boolean down = false;
 		Map<String, Object> projections = new LinkedHashMap<>();
 		for (ProjectionControl control : this.engine.projections()) {
 			ProjectionStatus status = control.status();
-			projections.put(status.id().name(), ProjectionViews.status(status));
+			projections.put(status.id().name(), view(status));
 			down |= this.downStates.contains(status.state());
 		}
 		builder.status(down ? "DOWN" : "UP").withDetail("projections", projections);

@@ -16,9 +16,10 @@ import io.cassandrajournal.query.TagFilter;
  * @param methods the handler methods
  * @param settings its settings
  * @param autoStartup whether it starts with the application
+ * @param rebuildOnStart whether it reads from the beginning on every start, with a cursor kept in memory
  */
 record ProjectionDeclaration(String name, @Nullable TagFilter tagFilter, @Nullable String persistenceId,
-		List<HandlerMethod> methods, ProjectionSettings settings, boolean autoStartup) {
+		List<HandlerMethod> methods, ProjectionSettings settings, boolean autoStartup, boolean rebuildOnStart) {
 
 	String source() {
 		return (this.tagFilter != null) ? "tag filter '" + this.tagFilter.canonical() + "'"

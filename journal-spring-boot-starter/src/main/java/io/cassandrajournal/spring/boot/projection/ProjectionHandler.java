@@ -70,4 +70,13 @@ public @interface ProjectionHandler {
 	/** @return whether the projection starts with the application */
 	boolean autoStartup() default true;
 
+	/**
+	 * @return whether the projection re-reads from the beginning on every start of the application: for a view
+	 * held in memory, which is empty after a restart while a durable cursor would resume after the events it was
+	 * built from. Its cursor is then kept in this process's memory only: the durable cursor store is neither read
+	 * nor written for it, so other instances and other projections keep their durable cursors. Set on any method
+	 * of the projection, it applies to the whole projection
+	 */
+	boolean rebuildOnStart() default false;
+
 }

@@ -104,7 +104,8 @@ final class ProjectionHandlerMethods {
 			methods.add(each.method);
 		}
 		return new ProjectionDeclaration(name, source.filter, source.persistenceId, methods, settings(name, found, defaults),
-				found.stream().allMatch((f) -> f.annotation.autoStartup()));
+				found.stream().allMatch((f) -> f.annotation.autoStartup()),
+				found.stream().anyMatch((f) -> f.annotation.rebuildOnStart()));
 	}
 
 	private static Source source(Found found) {

@@ -39,17 +39,36 @@ public class ProjectionLifecycle implements SmartLifecycle, SmartInitializingSin
 
 	private final @Nullable MeterRegistry meters;
 
+	private final @Nullable InMemoryCursors inMemoryCursors;
+
 	private final List<ProjectionControl> autoStart = new ArrayList<>();
 
 	private volatile boolean running;
 
 	public ProjectionLifecycle(ProjectionEngine engine, ConfigurableListableBeanFactory beanFactory,
 			EventSerializer serializer, ProjectionSettings defaults, @Nullable MeterRegistry meters) {
+		this(engine, beanFactory, serializer, defaults, meters, null);
+	}
+
+	/**
+	 * @param engine the engine the projections are registered with
+	 * @param beanFactory where {@link ProjectionHandler} methods are found
+	 * @param serializer reads payloads
+	 * @param defaults the settings a declaration does not override
+	 * @param meters where handler timings go, if anywhere
+	 * @param inMemoryCursors the cursors of {@code rebuildOnStart} projections: the engine's offset store must be
+	 * {@link InMemoryCursors#around(io.cassandrajournal.projection.OffsetStore) wrapped} by it; {@code null} when
+	 * the engine is the application's own (a {@code rebuildOnStart} projection then fails start-up)
+	 */
+	public ProjectionLifecycle(ProjectionEngine engine, ConfigurableListableBeanFactory beanFactory,
+			EventSerializer serializer, ProjectionSettings defaults, @Nullable MeterRegistry meters,
+			@Nullable InMemoryCursors inMemoryCursors) {
 		this.engine = engine;
 		this.beanFactory = beanFactory;
 		this.serializer = serializer;
 		this.defaults = defaults;
 		this.meters = meters;
+		this.inMemoryCursors = inMemoryCursors;
 	}
 
 	@Override
@@ -59,12 +78,23 @@ public class ProjectionLifecycle implements SmartLifecycle, SmartInitializingSin
 					this.meters);
 			Projection<String> projection = new Projection<>(declaration.name(), declaration.tagFilter(),
 					declaration.persistenceId(), String.class, handler, declaration.settings());
+			if (declaration.rebuildOnStart()) {
+				if (this.inMemoryCursors == null || !this.inMemoryCursors.inUse()) {
+					HandlerMethod first = declaration.methods().get(0);
+					throw new ProjectionDeclarationException(first.beanName(), first.method().getName(),
+							"rebuildOnStart needs the auto-configured ProjectionEngine (its offset store keeps the cursor in "
+									+ "memory); with your own engine, give it InMemoryCursors.around(yourOffsetStore) and "
+									+ "pass the InMemoryCursors to ProjectionLifecycle");
+				}
+				this.inMemoryCursors.keep(projection.id());
+			}
 			ProjectionControl control = this.engine.register(projection);
 			if (declaration.autoStartup()) {
 				this.autoStart.add(control);
 			}
-			logger.info("Projection {} reads {} with {} handler method(s)", control.id(), declaration.source(),
-					declaration.methods().size());
+			logger.info("Projection {} reads {} with {} handler method(s){}", control.id(), declaration.source(),
+					declaration.methods().size(), declaration.rebuildOnStart()
+							? "; rebuilt from the beginning on every start (cursor in memory)" : "");
 		}
 	}
 

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.cassandra.autoconfigure.CassandraAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -96,7 +97,8 @@ class CassandraJournalAutoConfigurationIT {
 				"journal.cassandra.entities.max-retries=5", "journal.cassandra.entities.cache-size=50",
 				"journal.cassandra.projections.poll-interval=250ms", "journal.cassandra.projections.max-retries=7",
 				"journal.cassandra.projections.recovery-strategy=retry-and-skip",
-				"journal.cassandra.projections.backtrack-window=3s")
+				"journal.cassandra.projections.backtrack-window=3s",
+				"journal.cassandra.projections.dead-letter-table=my_dead_letters")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				CassandraJournalOptions options = context.getBean(CassandraJournalOptions.class);
@@ -131,7 +133,41 @@ class CassandraJournalAutoConfigurationIT {
 				assertThat(defaults.recoveryStrategy())
 					.isEqualTo(io.cassandrajournal.projection.RecoveryStrategy.RETRY_AND_SKIP);
 				assertThat(defaults.feed().backtrackWindow()).isEqualTo(Duration.ofSeconds(3));
+				assertThat(context.getBean(JournalSession.class)
+					.session()
+					.getMetadata()
+					.getKeyspace(options.requireKeyspace())
+					.flatMap((ks) -> ks.getTable("my_dead_letters"))).as("the dead-letter table it created").isPresent();
 			});
+	}
+
+	@Test
+	void theSameLayoutStartsAgainAndADifferentOneFailsWithAReportNamingBothValues() {
+		ApplicationContextRunner layout = this.runner.withPropertyValues("journal.cassandra.events-table=layout_events",
+				"journal.cassandra.partition-size=1000");
+		layout.run((context) -> assertThat(context).hasNotFailed());
+		layout.run((context) -> assertThat(context).as("same settings, second start").hasNotFailed());
+		layout.withPropertyValues("journal.cassandra.partition-size=2000", "journal.cassandra.use-tag-index=false")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new JournalLayoutFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).as("reported by the failure analyzer").isNotNull();
+				assertThat(analysis.getDescription())
+					.contains("journal.cassandra.partition-size is 2000 here but the journal was first started with 1000")
+					.contains("journal.cassandra.use-tag-index is false here but the journal was first started with true");
+				assertThat(analysis.getAction()).contains("stop every instance").contains("layout_events_layout");
+			});
+	}
+
+	@Test
+	void projectionSwitches() {
+		this.runner.run((context) -> assertThat(context).hasSingleBean(ProjectionEngine.class)
+			.hasSingleBean(io.cassandrajournal.projection.DeadLetterQueue.class));
+		this.runner.withPropertyValues("journal.cassandra.projections.dead-letter-queue=false")
+			.run((context) -> assertThat(context).hasSingleBean(ProjectionEngine.class)
+				.doesNotHaveBean(io.cassandrajournal.projection.DeadLetterQueue.class));
+		this.runner.withPropertyValues("journal.cassandra.projections.enabled=false")
+			.run((context) -> assertThat(context).hasSingleBean(Journal.class).doesNotHaveBean(ProjectionEngine.class));
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -2,11 +2,17 @@ package io.cassandrajournal.spring.boot.it;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import javax.net.ssl.SSLContext;
@@ -28,6 +34,7 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -53,7 +60,7 @@ class SecureConnectionIT {
 
 	private static final String STORE_PASSWORD = "store-pass-1";
 
-	private static final String USER = "journal_app";
+	private static final String USER = "ledger_svc_login";
 
 	private static final String PASSWORD = "Sup3r-Secret-Pa55-zq";
 
@@ -124,6 +131,62 @@ class SecureConnectionIT {
 
 	@Test
 	@Order(2)
+	void noCredentialAppearsInHealthDetailsTheProjectionsEndpointOrTheConfigurationEndpoints(CapturedOutput output)
+			throws Exception {
+		SpringApplication application = new SpringApplication(StarterTestApplication.class, TrustTheTestCa.class);
+		try (ConfigurableApplicationContext context = application.run("--server.port=0",
+				"--server.address=127.0.0.1",
+				"--spring.autoconfigure.exclude=org.springframework.boot.cassandra.autoconfigure.CassandraAutoConfiguration,"
+						+ "org.springframework.boot.cassandra.autoconfigure.health.CassandraHealthContributorAutoConfiguration,"
+						+ "org.springframework.boot.cassandra.autoconfigure.health.CassandraReactiveHealthContributorAutoConfiguration",
+				"--management.endpoints.web.exposure.include=health,projections,configprops,env,metrics,prometheus",
+				"--management.endpoint.health.show-details=always", "--management.endpoint.configprops.show-values=always",
+				"--management.endpoint.env.show-values=always",
+				"--journal.cassandra.contact-points=127.0.0.1:" + node.nativePort(),
+				"--journal.cassandra.local-datacenter=" + node.datacenter(), "--journal.cassandra.keyspace=secure_ks",
+				"--journal.cassandra.use-tag-index=true", "--journal.cassandra.ssl=true",
+				"--journal.cassandra.username=" + USER, "--journal.cassandra.password=" + PASSWORD,
+				"--journal.cassandra.startup-wait=0s")) {
+			Journal journal = context.getBean(Journal.class);
+			journal.append("starter-acct-1", 0, List.of(EventToAppend.of(new TestEvents.Deposited(5), "starter")))
+				.toCompletableFuture()
+				.get(30, TimeUnit.SECONDS);
+			String port = context.getEnvironment().getProperty("local.server.port");
+			HttpClient http = HttpClient.newHttpClient();
+			Map<String, String> bodies = new LinkedHashMap<>();
+			for (String path : List.of("/actuator/health", "/actuator/health/journal", "/actuator/health/projections",
+					"/actuator/projections", "/actuator/projections/by-tag", "/actuator/projections/by-pid",
+					"/actuator/prometheus", "/actuator/configprops", "/actuator/env")) {
+				HttpResponse<String> response = http.send(
+						HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+						HttpResponse.BodyHandlers.ofString());
+				assertThat(response.statusCode()).as(path).isEqualTo(200);
+				bodies.put(path, response.body());
+			}
+			assertThat(bodies.get("/actuator/health")).as("details are really shown").contains("journal", "projections");
+			assertThat(bodies.get("/actuator/projections")).contains("by-tag", "by-pid");
+			assertThat(bodies.get("/actuator/configprops")).as("the properties are really listed")
+				.contains("journal.cassandra", USER);
+			bodies.forEach((path, body) -> assertThat(body).as(path).doesNotContain(PASSWORD));
+			for (String path : List.of("/actuator/health", "/actuator/projections", "/actuator/prometheus")) {
+				assertThat(bodies.get(path)).as(path).doesNotContain(USER);
+			}
+		}
+		assertThat(output.getAll()).as("the password never reaches the log").doesNotContain(PASSWORD);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TrustTheTestCa {
+
+		@Bean
+		CassandraJournalOptionsCustomizer trustTheTestCa() {
+			return SecureConnectionIT::trustTestCa;
+		}
+
+	}
+
+	@Test
+	@Order(3)
 	void wrongCredentialsFailStartUpAtOnceWithAReportThatNamesTheProperties(CapturedOutput output) {
 		SpringApplication application = new SpringApplication(SecureApp.class);
 		application.setWebApplicationType(WebApplicationType.NONE);
@@ -142,7 +205,7 @@ class SecureConnectionIT {
 	}
 
 	@Test
-	@Order(3)
+	@Order(4)
 	void aCertificateIssuedForAnotherHostIsRefusedUnlessHostNameChecksAreTurnedOff(CapturedOutput output)
 			throws Exception {
 		Files.copy(keys.resolve("wrong.jks"), nodeKeystore, java.nio.file.StandardCopyOption.REPLACE_EXISTING);

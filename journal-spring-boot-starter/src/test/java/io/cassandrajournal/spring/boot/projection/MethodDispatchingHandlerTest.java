@@ -58,7 +58,7 @@ class MethodDispatchingHandlerTest {
 			methods.add(new HandlerMethod("views", method, method.getParameterTypes()[0], false));
 		}
 		ProjectionDeclaration declaration = new ProjectionDeclaration("view", TagFilter.tag("t"), null, methods,
-				ProjectionSettings.defaults(), true);
+				ProjectionSettings.defaults(), true, false);
 		return new MethodDispatchingHandler(declaration, beanFactory, new JacksonEventSerializer(), null);
 	}
 

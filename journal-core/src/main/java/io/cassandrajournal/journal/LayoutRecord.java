@@ -1,0 +1,122 @@
+package io.cassandrajournal.journal;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.datastax.oss.driver.api.core.CqlIdentifier;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.Row;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.JournalLayoutMismatchException;
+import io.cassandrajournal.TagBucketing;
+import io.cassandrajournal.internal.CqlNames;
+import io.cassandrajournal.internal.JournalStatements;
+import io.cassandrajournal.internal.SchemaManager;
+import io.cassandrajournal.internal.TableDefinition;
+import io.cassandrajournal.internal.TableDefinition.Column;
+
+/**
+ * Where the journal's layout settings are recorded on the first start against a keyspace, so that an instance
+ * configured differently refuses to start instead of silently missing or misreading the others' rows. A table of
+ * our own, {@code <eventsTable>_layout}, one row; the TypeScript implementation neither reads nor writes it.
+ * The first start records with a lightweight transaction, so two first starts agree on one record.
+ */
+final class LayoutRecord {
+
+	private static final Logger logger = LoggerFactory.getLogger(LayoutRecord.class);
+
+	private static final String KEY = "layout";
+
+	private LayoutRecord() {
+	}
+
+	private static TableDefinition table(CassandraJournalOptions options) {
+		return new TableDefinition(tableName(options), "CREATE TABLE IF NOT EXISTS " + options.requireKeyspace() + "."
+				+ tableName(options) + " (id text PRIMARY KEY, settings map<text, text>, recorded_at timestamp)",
+				List.of(new Column("id", "text", "partition_key", 0, "none"), new Column("settings", "map<text, text>", "regular", -1,
+						"none")));
+	}
+
+	private static String tableName(CassandraJournalOptions options) {
+		return CqlNames.check("eventsTable + '_layout' (the layout record)", options.eventsTable() + "_layout");
+	}
+
+	/**
+	 * @param options the journal options
+	 * @return the settings that decide how rows are laid out, by property name, in a fixed order
+	 */
+	static Map<String, String> layout(CassandraJournalOptions options) {
+		Map<String, String> layout = new LinkedHashMap<>();
+		layout.put("use-tag-index", Boolean.toString(options.useTagIndex()));
+		// Which table the index lives in matters only while it is written.
+		layout.put("tag-index-table", options.useTagIndex() ? options.tagIndexTable() : "");
+		layout.put("tag-bucketing", options.useTagIndex() ? options.tagBucketing().name() : TagBucketing.NONE.name());
+		layout.put("partition-size", Long.toString(options.partitionSize()));
+		layout.put("persistence-id-buckets", Integer.toString(options.persistenceIdBuckets()));
+		return layout;
+	}
+
+	/**
+	 * Records this instance's layout if none is recorded yet, else compares.
+	 * @param session the session
+	 * @param options the journal options
+	 * @throws JournalLayoutMismatchException if a recorded setting differs
+	 * @throws io.cassandrajournal.JournalSchemaException if the table is missing and may not be created
+	 */
+	static void check(CqlSession session, CassandraJournalOptions options) {
+		String keyspace = options.requireKeyspace();
+		SchemaManager.ensure(session, options, List.of(table(options)));
+		String table = keyspace + "." + tableName(options);
+		Map<String, String> configured = layout(options);
+		JournalStatements.Statements statements = new JournalStatements.Statements(session, options);
+		Row recorded = session.execute(statements.serialRead("SELECT settings FROM " + table + " WHERE id = ?").bind(KEY))
+			.one();
+		if (recorded == null) {
+			boolean eventsTable = session.getMetadata()
+				.getKeyspace(CqlIdentifier.fromInternal(keyspace))
+				.flatMap((ks) -> ks.getTable(CqlIdentifier.fromInternal(options.eventsTable())))
+				.isPresent();
+			boolean hadEvents = eventsTable && session
+				.execute(statements.read("SELECT persistence_id FROM " + keyspace + "." + options.eventsTable() + " LIMIT 1")
+					.bind())
+				.one() != null;
+			Row result = session.execute(statements.conditional("INSERT INTO " + table
+					+ " (id, settings, recorded_at) VALUES (?, ?, toTimestamp(now())) IF NOT EXISTS")
+				.bind(KEY, configured)).one();
+			if (result != null && result.getBoolean("[applied]")) {
+				if (hadEvents) {
+					logger.warn("The journal in keyspace {} has events but no layout record (written by an older version "
+							+ "or another implementation): recorded this instance's layout {} in {}; if the events were "
+							+ "written with other settings, stop, correct the properties and the record, and start again",
+							keyspace, configured, table);
+				}
+				else {
+					logger.info("Recorded the journal's layout {} in {}", configured, table);
+				}
+				return;
+			}
+			recorded = result;
+		}
+		compare(table, recorded.getMap("settings", String.class, String.class), configured);
+	}
+
+	private static void compare(String table, Map<String, String> recorded, Map<String, String> configured) {
+		List<JournalLayoutMismatchException.Mismatch> mismatches = new ArrayList<>();
+		configured.forEach((setting, value) -> {
+			// A setting this version records but an older record lacks is taken as it is configured.
+			String was = recorded.get(setting);
+			if (was != null && !was.equals(value)) {
+				mismatches.add(new JournalLayoutMismatchException.Mismatch(setting, was, value));
+			}
+		});
+		if (!mismatches.isEmpty()) {
+			throw new JournalLayoutMismatchException(table, mismatches);
+		}
+	}
+
+}

@@ -1,0 +1,146 @@
+package io.cassandrajournal.journal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.datastax.oss.driver.api.core.cql.Row;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.JournalLayoutMismatchException;
+import io.cassandrajournal.TagBucketing;
+import io.cassandrajournal.serialization.JacksonEventSerializer;
+import io.cassandrajournal.testing.AccountEvent.Deposited;
+import io.cassandrajournal.testsupport.CassandraTest;
+import io.cassandrajournal.testsupport.TestKeyspace;
+
+import static io.cassandrajournal.testing.Await.result;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The layout record on a real node: recorded on the first start, the same settings start again, different ones
+ * are refused naming each setting with both values, two concurrent first starts agree on one record, and a
+ * journal that already has events gets a record and a warning. Each test uses its own events table, so its own
+ * record.
+ */
+@CassandraTest
+class LayoutRecordIT {
+
+	private static CassandraJournalOptions options(TestKeyspace keyspace, String events) {
+		return CassandraJournalOptions.create().withKeyspace(keyspace.name()).withEventsTable(events);
+	}
+
+	@Test
+	void theSameSettingsStartAgainAndDifferentOnesAreRefusedNamingBothValues(TestKeyspace keyspace) {
+		CassandraJournalOptions first = options(keyspace, "same_events").withUseTagIndex(true).withPartitionSize(1000);
+		CassandraJournal.verifyLayout(keyspace.session(), first);
+		CassandraJournal.verifyLayout(keyspace.session(), first);
+		CassandraJournal.verifyLayout(keyspace.session(), first.withPageSize(7).withConsistency(
+				com.datastax.oss.driver.api.core.DefaultConsistencyLevel.ONE));
+
+		assertThatExceptionOfType(JournalLayoutMismatchException.class)
+			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(),
+					first.withUseTagIndex(false).withPartitionSize(500).withPersistenceIdBuckets(4)))
+			.satisfies((ex) -> {
+				assertThat(ex.table()).isEqualTo(keyspace.name() + ".same_events_layout");
+				assertThat(ex.mismatches()).containsExactly(
+						new JournalLayoutMismatchException.Mismatch("use-tag-index", "true", "false"),
+						new JournalLayoutMismatchException.Mismatch("tag-index-table", "events_by_tag", ""),
+						new JournalLayoutMismatchException.Mismatch("partition-size", "1000", "500"),
+						new JournalLayoutMismatchException.Mismatch("persistence-id-buckets", "1", "4"));
+				assertThat(ex.getMessage()).contains("partition-size was recorded as 1000, this instance has 500");
+			});
+		assertThatExceptionOfType(JournalLayoutMismatchException.class)
+			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), first.withTagBucketing(TagBucketing.DAY)))
+			.satisfies((ex) -> assertThat(ex.mismatches()).containsExactly(
+					new JournalLayoutMismatchException.Mismatch("tag-bucketing", "NONE", "DAY")));
+	}
+
+	@Test
+	void twoConcurrentFirstStartsAgreeOnOneRecord(TestKeyspace keyspace) throws Exception {
+		// Settle the table first: the race is about the record, not about CREATE TABLE.
+		CassandraJournal.verifyLayout(keyspace.session(), options(keyspace, "race_warmup"));
+		for (int round = 0; round < 5; round++) {
+			CassandraJournalOptions a = options(keyspace, "race" + round + "_events").withPartitionSize(100);
+			CassandraJournalOptions b = a.withPartitionSize(200);
+			keyspace.session().execute("CREATE TABLE IF NOT EXISTS " + keyspace.name() + ".race" + round
+					+ "_events_layout (id text PRIMARY KEY, settings map<text, text>, recorded_at timestamp)");
+			CountDownLatch go = new CountDownLatch(1);
+			ExecutorService pool = Executors.newFixedThreadPool(2);
+			try {
+				List<Future<String>> starts = new ArrayList<>();
+				for (CassandraJournalOptions options : List.of(a, b)) {
+					Callable<String> start = () -> {
+						go.await();
+						try {
+							CassandraJournal.verifyLayout(keyspace.session(), options);
+							return "started";
+						}
+						catch (JournalLayoutMismatchException ex) {
+							return "refused";
+						}
+					};
+					starts.add(pool.submit(start));
+				}
+				go.countDown();
+				List<String> outcomes = new ArrayList<>();
+				for (Future<String> start : starts) {
+					outcomes.add(start.get(30, TimeUnit.SECONDS));
+				}
+				assertThat(outcomes).as("round " + round + ": exactly one of two different first starts wins")
+					.containsExactlyInAnyOrder("started", "refused");
+				Row record = keyspace.session()
+					.execute("SELECT settings FROM " + keyspace.name() + ".race" + round
+							+ "_events_layout WHERE id = 'layout'")
+					.one();
+				String winner = (outcomes.get(0).equals("started")) ? "100" : "200";
+				assertThat(record.getMap("settings", String.class, String.class)).containsEntry("partition-size", winner);
+			}
+			finally {
+				pool.shutdownNow();
+			}
+		}
+	}
+
+	@Test
+	void aJournalWithEventsButNoRecordGetsOneAndAWarning(TestKeyspace keyspace) {
+		CassandraJournalOptions options = options(keyspace, "legacy_events").withPersistenceIdBuckets(2);
+		CassandraJournal journal = CassandraJournal.create(keyspace.session(), options, new JacksonEventSerializer());
+		result(journal.append("legacy-1", 0, List.of(EventToAppend.of(new Deposited(1)))));
+		ListAppender<ILoggingEvent> logs = new ListAppender<>();
+		logs.start();
+		Logger logger = (Logger) LoggerFactory.getLogger(LayoutRecord.class);
+		logger.addAppender(logs);
+		try {
+			CassandraJournal.verifyLayout(keyspace.session(), options);
+		}
+		finally {
+			logger.detachAppender(logs);
+		}
+		assertThat(logs.list).filteredOn((e) -> e.getLevel() == Level.WARN)
+			.singleElement()
+			.satisfies((e) -> assertThat(e.getFormattedMessage()).contains("has events but no layout record")
+				.contains("persistence-id-buckets=2"));
+		Map<String, String> recorded = keyspace.session()
+			.execute("SELECT settings FROM " + keyspace.name() + ".legacy_events_layout WHERE id = 'layout'")
+			.one()
+			.getMap("settings", String.class, String.class);
+		assertThat(recorded).containsEntry("persistence-id-buckets", "2").containsEntry("use-tag-index", "false");
+		assertThatExceptionOfType(JournalLayoutMismatchException.class)
+			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), options.withPersistenceIdBuckets(1)));
+	}
+
+}
