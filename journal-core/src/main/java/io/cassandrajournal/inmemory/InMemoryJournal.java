@@ -27,6 +27,7 @@ import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.JournalConcurrencyException;
 import io.cassandrajournal.journal.PersistentEvent;
 import io.cassandrajournal.journal.ReplayResult;
+import io.cassandrajournal.query.ReadJournal;
 import io.cassandrajournal.serialization.EventSerializer;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 
@@ -57,6 +58,14 @@ public final class InMemoryJournal implements Journal {
 	public InMemoryJournal(EventSerializer serializer, Clock clock) {
 		this.serializer = serializer;
 		this.clock = clock;
+	}
+
+	/**
+	 * @return the query side over this journal: tag queries and live tag feeds replay every persistenceId, so
+	 * tag and filter projections run without Cassandra (for tests and local runs)
+	 */
+	public ReadJournal readJournal() {
+		return ReadJournal.replaying(this, this.serializer, this.clock);
 	}
 
 	@Override

@@ -20,7 +20,7 @@ import io.cassandrajournal.query.TagFilter;
  * @param settings recovery, polling, feed settings
  */
 public record Projection<E>(String name, @Nullable TagFilter tagFilter, @Nullable String persistenceId,
-		Class<E> payloadType, ProjectionHandler<E> handler, ProjectionSettings settings) {
+		Class<E> payloadType, EventHandler<E> handler, ProjectionSettings settings) {
 
 	public Projection {
 		Objects.requireNonNull(name, "name");
@@ -42,7 +42,7 @@ public record Projection<E>(String name, @Nullable TagFilter tagFilter, @Nullabl
 	 * @return a projection over every event matching the filter
 	 */
 	public static <E> Projection<E> byTag(String name, TagFilter filter, Class<E> payloadType,
-			ProjectionHandler<E> handler, ProjectionSettings settings) {
+			EventHandler<E> handler, ProjectionSettings settings) {
 		return new Projection<>(name, Objects.requireNonNull(filter, "filter"), null, payloadType, handler, settings);
 	}
 
@@ -56,14 +56,15 @@ public record Projection<E>(String name, @Nullable TagFilter tagFilter, @Nullabl
 	 * @return a projection over one entity's events
 	 */
 	public static <E> Projection<E> byPersistenceId(String name, String persistenceId, Class<E> payloadType,
-			ProjectionHandler<E> handler, ProjectionSettings settings) {
+			EventHandler<E> handler, ProjectionSettings settings) {
 		return new Projection<>(name, null, Objects.requireNonNull(persistenceId, "persistenceId"), payloadType, handler,
 				settings);
 	}
 
 	/** @return the cursor identity: name plus canonical filter, or name plus {@code pid:<persistenceId>} */
 	public ProjectionId id() {
-		return new ProjectionId(this.name, (this.tagFilter != null) ? this.tagFilter.canonical() : "pid:" + this.persistenceId);
+		return (this.tagFilter != null) ? ProjectionId.byTag(this.name, this.tagFilter)
+				: ProjectionId.byPersistenceId(this.name, Objects.requireNonNull(this.persistenceId));
 	}
 
 }

@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.journal.AppendListener;
 import io.cassandrajournal.journal.Journal;
-import io.cassandrajournal.query.CassandraReadJournal;
 import io.cassandrajournal.query.LivePersistenceIds;
+import io.cassandrajournal.query.ReadJournal;
 import io.cassandrajournal.query.TagOffset;
 import io.cassandrajournal.serialization.EventSerializer;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
@@ -54,7 +54,7 @@ public final class ProjectionEngine implements AutoCloseable {
 
 	private final Journal journal;
 
-	private final @Nullable CassandraReadJournal readJournal;
+	private final @Nullable ReadJournal readJournal;
 
 	private final OffsetStore offsets;
 
@@ -118,7 +118,7 @@ public final class ProjectionEngine implements AutoCloseable {
 	public <E> ProjectionControl register(Projection<E> projection) {
 		Function<TagOffset, ProjectionSource> sources;
 		if (projection.tagFilter() != null) {
-			CassandraReadJournal query = this.readJournal;
+			ReadJournal query = this.readJournal;
 			if (query == null) {
 				throw new IllegalArgumentException("projection '" + projection.name()
 						+ "' reads by tag, which needs a read journal: builder.readJournal(...)");
@@ -149,7 +149,7 @@ public final class ProjectionEngine implements AutoCloseable {
 	 * @param settings the settings of every projection
 	 * @param discoveryInterval how often to look for new persistenceIds
 	 */
-	public <E> void fanOut(String namePrefix, Class<E> payloadType, Function<String, ProjectionHandler<E>> handlerFor,
+	public <E> void fanOut(String namePrefix, Class<E> payloadType, Function<String, ? extends EventHandler<E>> handlerFor,
 			ProjectionSettings settings, Duration discoveryInterval) {
 		LivePersistenceIds ids = (this.readJournal != null) ? this.readJournal.livePersistenceIds() : null;
 		Objects.requireNonNull(ids, "fan-out needs a read journal: builder.readJournal(...)");
@@ -233,7 +233,7 @@ public final class ProjectionEngine implements AutoCloseable {
 
 		private final Journal journal;
 
-		private @Nullable CassandraReadJournal readJournal;
+		private @Nullable ReadJournal readJournal;
 
 		private OffsetStore offsets = new InMemoryOffsetStore();
 
@@ -254,7 +254,7 @@ public final class ProjectionEngine implements AutoCloseable {
 		}
 
 		/** @param readJournal the query side, needed by by-tag projections and fan-out; @return this */
-		public Builder readJournal(CassandraReadJournal readJournal) {
+		public Builder readJournal(ReadJournal readJournal) {
 			this.readJournal = readJournal;
 			this.serializer = readJournal.serializer();
 			return this;

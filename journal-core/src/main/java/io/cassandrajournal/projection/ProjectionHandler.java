@@ -1,51 +1,43 @@
 package io.cassandrajournal.projection;
 
-import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CompletableFuture;
 
 import io.cassandrajournal.journal.PersistentEvent;
 
 /**
- * Handles one event of a projection. The projection's cursor moves past the event only after the returned
- * stage completed normally; a failure (thrown or as a failed stage) goes to the recovery strategy. Events of
- * one projection are handled one at a time, in order. Handlers must be idempotent: delivery is
- * at-least-once.
+ * The former name of {@link EventHandler}, kept so that existing code compiles.
  *
  * @param <E> the payload type
+ * @deprecated use {@link EventHandler}: one name per concept ({@code @ProjectionHandler} is the starter's
+ * annotation)
  */
+@Deprecated(since = "0.1.0")
 @FunctionalInterface
-public interface ProjectionHandler<E> {
-
-	/**
-	 * @param event the event
-	 * @return completes when the event's effects are stored
-	 * @throws Exception to fail the attempt
-	 */
-	CompletionStage<Void> handle(PersistentEvent<E> event) throws Exception;
+public interface ProjectionHandler<E> extends EventHandler<E> {
 
 	/**
 	 * @param <E> the payload type
 	 * @param handler a blocking handler
-	 * @return the handler as a {@link ProjectionHandler}
+	 * @return the handler
+	 * @deprecated use {@link EventHandler#blocking}
 	 */
+	@Deprecated(since = "0.1.0")
 	static <E> ProjectionHandler<E> blocking(BlockingHandler<E> handler) {
 		return (event) -> {
 			handler.handle(event);
-			return java.util.concurrent.CompletableFuture.completedFuture(null);
+			return CompletableFuture.completedFuture(null);
 		};
 	}
 
 	/**
-	 * A handler that does its work before returning.
-	 *
 	 * @param <E> the payload type
+	 * @deprecated use {@link EventHandler.BlockingHandler}
 	 */
+	@Deprecated(since = "0.1.0")
 	@FunctionalInterface
-	interface BlockingHandler<E> {
+	interface BlockingHandler<E> extends EventHandler.BlockingHandler<E> {
 
-		/**
-		 * @param event the event
-		 * @throws Exception to fail the attempt
-		 */
+		@Override
 		void handle(PersistentEvent<E> event) throws Exception;
 
 	}

@@ -16,11 +16,10 @@ import io.cassandrajournal.internal.JournalTables;
 import io.cassandrajournal.internal.RawEvents;
 import io.cassandrajournal.internal.SchemaManager;
 import io.cassandrajournal.journal.Journal;
-import io.cassandrajournal.journal.PersistentEvent;
 import io.cassandrajournal.serialization.EventSerializer;
 
 /**
- * The query side over a Cassandra journal's tables. Every query is paged: memory is bounded by the page
+ * The {@link ReadJournal} over a Cassandra journal's tables. Every query is paged: memory is bounded by the page
  * size, never by the number of events.
  * <ul>
  * <li>Events by tag filter: {@link #currentEventsByTag} (finite, up to the moment it is called) and
@@ -32,7 +31,7 @@ import io.cassandrajournal.serialization.EventSerializer;
  * tag an event must carry ({@code any} or {@code all}); {@code not}-only and empty filters, and every filter
  * with the index off, are answered by scanning the journal (see {@link #scansJournal}).
  */
-public final class CassandraReadJournal {
+public final class CassandraReadJournal implements ReadJournal {
 
 	private static final org.slf4j.Logger logger = org.slf4j.LoggerFactory.getLogger(CassandraReadJournal.class);
 
@@ -98,6 +97,7 @@ public final class CassandraReadJournal {
 	 * @param type the payload type
 	 * @return the page; continue from {@link EventsPage#resumeAfter()} until {@link EventsPage#caughtUp()}
 	 */
+	@Override
 	public <E> CompletionStage<EventsPage<E>> currentEventsByTag(TagFilter filter, TagOffset after, int limit,
 			Class<E> type) {
 		TagEventReader reader;
@@ -157,6 +157,7 @@ public final class CassandraReadJournal {
 	 * @param settings the feed's windows and page size
 	 * @return the feed
 	 */
+	@Override
 	public LiveTagFeed liveEventsByTag(TagFilter filter, TagOffset start, FeedSettings settings) {
 		if (scansJournal(filter)) {
 			logger.warn("The live feed of tag filter '{}' scans the whole {} table on every poll ({}); for a busy "
@@ -170,44 +171,22 @@ public final class CassandraReadJournal {
 	}
 
 	/**
-	 * A page of one persistenceId's events (the live form polls it again from the last sequence number).
-	 * @param <E> the payload type
-	 * @param persistenceId the entity
-	 * @param fromSequenceNr the first sequence number wanted
-	 * @param limit how many at most
-	 * @param type the payload type
-	 * @return the events, in order
-	 */
-	public <E> CompletionStage<List<PersistentEvent<E>>> eventsByPersistenceId(String persistenceId,
-			long fromSequenceNr, int limit, Class<E> type) {
-		List<PersistentEvent<E>> events = new ArrayList<>();
-		long to = (Long.MAX_VALUE - fromSequenceNr < limit) ? Long.MAX_VALUE : fromSequenceNr + limit - 1;
-		return this.journal.replay(persistenceId, fromSequenceNr, to, type, events::add).thenApply((last) -> events);
-	}
-
-	/**
-	 * @param afterId the last id of the previous page, or {@code null}
-	 * @param limit the page size
-	 * @return the next page of persistenceIds, ascending; shorter than {@code limit} only at the end
-	 */
-	public CompletionStage<List<String>> currentPersistenceIds(@Nullable String afterId, int limit) {
-		return this.journal.persistenceIds(afterId, limit);
-	}
-
-	/**
 	 * @return a live stream of persistenceIds: its first polls return every known id, later polls the ids
 	 * that appeared since
 	 */
+	@Override
 	public LivePersistenceIds livePersistenceIds() {
 		return new LivePersistenceIds(this.journal, this.options.pageSize());
 	}
 
 	/** @return the journal this reads */
+	@Override
 	public Journal journal() {
 		return this.journal;
 	}
 
 	/** @return the serializer payloads are read with */
+	@Override
 	public EventSerializer serializer() {
 		return this.serializer;
 	}

@@ -1,10 +1,6 @@
 package io.cassandrajournal.query;
 
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
-import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 
@@ -25,10 +21,6 @@ import io.cassandrajournal.journal.PersistentEvent;
  * one-off rebuilds and filters no index can answer, not a busy live feed.
  */
 final class JournalScanReader implements TagEventReader {
-
-	private static final Comparator<TaggedEvent<String>> NEWEST_FIRST = Comparator
-		.comparing((TaggedEvent<String> event) -> event.offset())
-		.reversed();
 
 	private final CqlSession session;
 
@@ -57,34 +49,17 @@ final class JournalScanReader implements TagEventReader {
 
 	@Override
 	public CompletionStage<EventsPage<String>> read(TagFilter filter, TagOffset after, long upperTimestamp, int limit) {
-		PriorityQueue<TaggedEvent<String>> smallest = new PriorityQueue<>(limit + 1, NEWEST_FIRST);
-		boolean[] overflow = new boolean[1];
+		SmallestOffsets smallest = new SmallestOffsets(after, limit);
 		return scan().thenCompose((statement) -> AsyncPaging
 			.forEachRow(this.session.executeAsync(statement.bind(after.timestamp(), upperTimestamp)), (row) -> {
 				TagOffset offset = new TagOffset(row.getLong("timestamp"), row.getString("persistence_id"),
 						row.getLong("sequence_nr"));
-				if (offset.compareTo(after) <= 0) {
-					return;
-				}
 				Set<String> tags = row.getSet("tags", String.class);
-				if (!filter.matches(tags)) {
-					return;
+				if (filter.matches(tags) && smallest.wants(offset)) {
+					smallest.add(event(offset, tags, row));
 				}
-				if (smallest.size() == limit) {
-					overflow[0] = true;
-					if (offset.compareTo(smallest.peek().offset()) >= 0) {
-						return;
-					}
-					smallest.poll();
-				}
-				smallest.add(event(offset, tags, row));
 			})
-			.thenApply((ignored) -> {
-				List<TaggedEvent<String>> events = new ArrayList<>(smallest);
-				events.sort(Comparator.comparing(TaggedEvent::offset));
-				TagOffset resume = events.isEmpty() ? after : events.get(events.size() - 1).offset();
-				return new EventsPage<>(events, resume, !overflow[0]);
-			}));
+			.thenApply((ignored) -> smallest.page()));
 	}
 
 	private static TaggedEvent<String> event(TagOffset offset, Set<String> tags, Row row) {

@@ -1,5 +1,7 @@
 package io.cassandrajournal.serialization;
 
+import java.util.Optional;
+
 /**
  * Turns event payloads (and snapshots and durable state) into the JSON text stored in the {@code payload}
  * columns, and back. The text must be JSON so that other implementations sharing the keyspace (the
@@ -22,8 +24,22 @@ public interface EventSerializer {
 	 * @param type the requested type: an event type (for example a sealed interface whose subtypes are
 	 * told apart by a {@code kind} property), or {@code Object.class} for a generic tree of maps and lists
 	 * @return the value
+	 * @throws io.cassandrajournal.UnknownPayloadTypeException if the text names a type {@code type} does not
+	 * know
 	 * @throws io.cassandrajournal.JournalSerializationException if the text cannot be read as {@code type}
 	 */
 	<T> T deserialize(String json, Class<T> type);
+
+	/**
+	 * The type to read stored payloads as so that each becomes an instance of its stored type, for a reader
+	 * that wants instances of {@code wanted}: a payload read as it is handed to the reader only when it is an
+	 * instance of {@code wanted}. The default reads every payload as {@code wanted} itself (a serializer that
+	 * stores no type information cannot tell more).
+	 * @param wanted the type a reader takes
+	 * @return the type to read as, or empty when no stored payload can resolve to {@code wanted}
+	 */
+	default Optional<Class<?>> readTypeFor(Class<?> wanted) {
+		return Optional.of(wanted);
+	}
 
 }

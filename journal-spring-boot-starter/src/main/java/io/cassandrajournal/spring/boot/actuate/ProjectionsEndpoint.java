@@ -35,9 +35,6 @@ import io.cassandrajournal.query.TagOffset;
 @Endpoint(id = "projections", defaultAccess = Access.READ_ONLY)
 public class ProjectionsEndpoint {
 
-	/** The key prefix of a by-persistenceId projection's cursor identity. */
-	private static final String PERSISTENCE_ID_KEY = "pid:";
-
 	private final ProjectionEngine engine;
 
 	public ProjectionsEndpoint(ProjectionEngine engine) {
@@ -87,35 +84,24 @@ public class ProjectionsEndpoint {
 
 	/**
 	 * @return where a reset continues: a by-tag projection takes {@code fromTimestamp}, a by-persistenceId
-	 * projection {@code fromSequenceNr}; neither means from the beginning
+	 * projection {@code fromSequenceNr} (the projection's identity makes the offset); neither means from the
+	 * beginning
 	 * @throws InvalidEndpointRequestException (400) naming what is wrong
 	 */
 	private static TagOffset offset(ProjectionControl control, @Nullable Long fromTimestamp, @Nullable Long fromSequenceNr) {
-		String name = control.id().name();
-		String key = control.id().key();
-		String persistenceId = key.startsWith(PERSISTENCE_ID_KEY) ? key.substring(PERSISTENCE_ID_KEY.length()) : null;
 		if (fromTimestamp != null && fromSequenceNr != null) {
 			throw invalid("Give fromTimestamp or fromSequenceNr, not both");
 		}
-		if (fromSequenceNr != null) {
-			if (persistenceId == null) {
-				throw invalid("Projection '" + name + "' reads by tag: reset it with fromTimestamp (epoch milliseconds), "
-						+ "not fromSequenceNr");
+		try {
+			if (fromSequenceNr != null) {
+				return control.id().offsetFromSequenceNr(fromSequenceNr);
 			}
-			if (fromSequenceNr < 1) {
-				throw invalid("fromSequenceNr must be at least 1, was " + fromSequenceNr);
+			if (fromTimestamp != null) {
+				return control.id().offsetFromTimestamp(fromTimestamp);
 			}
-			return new TagOffset(0, persistenceId, fromSequenceNr - 1);
 		}
-		if (fromTimestamp != null) {
-			if (persistenceId != null) {
-				throw invalid("Projection '" + name + "' reads the events of " + persistenceId
-						+ " by sequence number: reset it with fromSequenceNr, not fromTimestamp");
-			}
-			if (fromTimestamp < 0) {
-				throw invalid("fromTimestamp must not be negative, was " + fromTimestamp);
-			}
-			return new TagOffset(Math.max(0, fromTimestamp - 1), "", Long.MAX_VALUE);
+		catch (IllegalArgumentException ex) {
+			throw invalid(ex.getMessage());
 		}
 		return TagOffset.START;
 	}

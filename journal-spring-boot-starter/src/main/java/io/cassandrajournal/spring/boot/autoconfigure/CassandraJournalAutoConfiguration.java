@@ -16,7 +16,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
 import io.cassandrajournal.CassandraJournalOptions;
-import io.cassandrajournal.JournalSessions;
+import io.cassandrajournal.CassandraSessions;
 import io.cassandrajournal.entity.EntityRepositories;
 import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.Journal;
@@ -68,7 +68,7 @@ public final class CassandraJournalAutoConfiguration {
 	@ConditionalOnMissingBean
 	JournalSession journalSession(CassandraJournalOptions options, ObjectProvider<CqlSession> applicationSession) {
 		if (!options.contactPoints().isEmpty()) {
-			return JournalSession.owned(JournalSessions.open(options));
+			return JournalSession.owned(CassandraSessions.open(options));
 		}
 		CqlSession session = applicationSession.getIfAvailable();
 		if (session == null) {

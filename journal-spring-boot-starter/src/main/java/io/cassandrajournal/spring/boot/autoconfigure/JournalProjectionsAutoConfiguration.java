@@ -1,6 +1,5 @@
 package io.cassandrajournal.spring.boot.autoconfigure;
 
-
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -8,49 +7,75 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.inmemory.InMemoryJournal;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.projection.CassandraDeadLetterQueue;
 import io.cassandrajournal.projection.DeadLetterQueue;
 import io.cassandrajournal.projection.DurableStateOffsetStore;
+import io.cassandrajournal.projection.InMemoryOffsetStore;
 import io.cassandrajournal.projection.OffsetStore;
 import io.cassandrajournal.projection.ProjectionEngine;
 import io.cassandrajournal.projection.ProjectionSettings;
 import io.cassandrajournal.query.CassandraReadJournal;
 import io.cassandrajournal.query.FeedSettings;
+import io.cassandrajournal.query.ReadJournal;
 import io.cassandrajournal.serialization.EventSerializer;
 import io.cassandrajournal.spring.boot.projection.InMemoryCursors;
 import io.cassandrajournal.spring.boot.projection.ProjectionLifecycle;
 import io.cassandrajournal.state.DurableStateStore;
 
 /**
- * The query side and the projection engine: a {@link CassandraReadJournal}, durable offsets in the durable
- * state table, a Cassandra dead-letter queue, the {@link ProjectionEngine}, and the lifecycle that runs
- * {@code @ProjectionHandler} methods ({@code journal.cassandra.projections.enabled}).
+ * The query side and the projection engine, and the lifecycle that runs {@code @ProjectionHandler} methods
+ * ({@code journal.cassandra.projections.enabled}). Over Cassandra (a {@link JournalSession}): a
+ * {@link CassandraReadJournal}, durable offsets in the durable state table and a Cassandra dead-letter
+ * queue. Over an application's {@link InMemoryJournal} bean (no node, for example a plain
+ * {@code @SpringBootTest} with {@code journal.cassandra.enabled=false}): its read side and in-memory
+ * offsets. The engine depends on the {@link ReadJournal} interface only; every bean backs off when the
+ * application defines its own.
  */
 @AutoConfiguration(after = { CassandraJournalAutoConfiguration.class, JournalMetricsAutoConfiguration.class },
 		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
-@ConditionalOnBean({ JournalSession.class, Journal.class })
+@ConditionalOnBean(Journal.class)
 @ConditionalOnBooleanProperty(name = "journal.cassandra.projections.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(JournalCassandraProperties.class)
 public final class JournalProjectionsAutoConfiguration {
 
 	@Bean
-	@ConditionalOnMissingBean
+	@ConditionalOnMissingBean(ReadJournal.class)
+	@ConditionalOnBean(JournalSession.class)
 	CassandraReadJournal cassandraReadJournal(Journal journal, JournalSession session, CassandraJournalOptions options,
 			EventSerializer serializer) {
 		return CassandraReadJournal.create(journal, session.session(), options, serializer);
 	}
 
 	@Bean
+	@ConditionalOnMissingBean(ReadJournal.class)
+	@ConditionalOnBean(InMemoryJournal.class)
+	ReadJournal inMemoryReadJournal(InMemoryJournal journal) {
+		return journal.readJournal();
+	}
+
+	@Bean
 	@ConditionalOnMissingBean
+	@ConditionalOnBean(DurableStateStore.class)
 	OffsetStore journalOffsetStore(DurableStateStore durableStateStore) {
 		return new DurableStateOffsetStore(durableStateStore);
 	}
 
 	@Bean
+	@ConditionalOnMissingBean(OffsetStore.class)
+	@ConditionalOnBean(InMemoryJournal.class)
+	InMemoryOffsetStore inMemoryOffsetStore() {
+		return new InMemoryOffsetStore();
+	}
+
+	@Bean
 	@ConditionalOnMissingBean
+	@ConditionalOnBean(JournalSession.class)
 	@ConditionalOnBooleanProperty(name = "journal.cassandra.projections.dead-letter-queue", matchIfMissing = true)
 	DeadLetterQueue journalDeadLetterQueue(JournalSession session, CassandraJournalOptions options,
 			JournalCassandraProperties properties) {
@@ -80,16 +105,20 @@ public final class JournalProjectionsAutoConfiguration {
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	ProjectionEngine projectionEngine(Journal journal, CassandraReadJournal readJournal, OffsetStore offsetStore,
+	@ConditionalOnBean({ ReadJournal.class, OffsetStore.class })
+	ProjectionEngine projectionEngine(Journal journal, ReadJournal readJournal, OffsetStore offsetStore,
 			InMemoryCursors inMemoryCursors, ObjectProvider<DeadLetterQueue> deadLetterQueue,
-			ObjectProvider<MeterRegistry> meterRegistry, EventSerializer serializer, CassandraJournalOptions options,
-			JournalCassandraProperties properties) {
+			ObjectProvider<MeterRegistry> meterRegistry, ObjectProvider<EventSerializer> serializer,
+			ObjectProvider<CassandraJournalOptions> options, JournalCassandraProperties properties) {
 		ProjectionEngine.Builder builder = engineBuilder(journal, properties).readJournal(readJournal)
-			.serializer(serializer)
+			.serializer(serializer.getIfAvailable(readJournal::serializer))
 			// Durable cursors, except those of @ProjectionHandler(rebuildOnStart = true) projections.
 			.offsetStore(inMemoryCursors.around(offsetStore))
-			.deadLetterQueue(deadLetterQueue.getIfAvailable())
-			.clock(options.clock());
+			.deadLetterQueue(deadLetterQueue.getIfAvailable());
+		CassandraJournalOptions journalOptions = options.getIfAvailable();
+		if (journalOptions != null) {
+			builder.clock(journalOptions.clock());
+		}
 		MeterRegistry registry = meterRegistry.getIfUnique();
 		if (registry != null) {
 			builder.meterRegistry(registry);
@@ -104,12 +133,12 @@ public final class JournalProjectionsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	@ConditionalOnBean(ProjectionEngine.class)
 	ProjectionLifecycle projectionLifecycle(ProjectionEngine engine, ConfigurableListableBeanFactory beanFactory,
-			EventSerializer serializer, ProjectionSettings defaults, ObjectProvider<MeterRegistry> meterRegistry,
-			InMemoryCursors inMemoryCursors) {
-		return new ProjectionLifecycle(engine, beanFactory, serializer, defaults, meterRegistry.getIfUnique(),
-				inMemoryCursors);
+			ReadJournal readJournal, ObjectProvider<EventSerializer> serializer, ProjectionSettings defaults,
+			ObjectProvider<MeterRegistry> meterRegistry, InMemoryCursors inMemoryCursors) {
+		return new ProjectionLifecycle(engine, beanFactory, serializer.getIfAvailable(readJournal::serializer), defaults,
+				meterRegistry.getIfUnique(), inMemoryCursors);
 	}
-
 
 }

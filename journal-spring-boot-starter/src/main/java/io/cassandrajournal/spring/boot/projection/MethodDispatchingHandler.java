@@ -1,6 +1,7 @@
 package io.cassandrajournal.spring.boot.projection;
 
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -8,26 +9,30 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
-import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
 
-import io.cassandrajournal.JournalSerializationException;
+import io.cassandrajournal.UnknownPayloadTypeException;
 import io.cassandrajournal.journal.PersistentEvent;
-import io.cassandrajournal.projection.ProjectionHandler;
+import io.cassandrajournal.projection.EventHandler;
 import io.cassandrajournal.serialization.EventSerializer;
 
 /**
  * The core handler behind the {@code @ProjectionHandler} methods of one projection. It receives the stored
- * JSON, reads it once as the handlers' common event type (the top type carrying {@code @JsonTypeInfo}, such
- * as a sealed event interface), and calls the method whose parameter type matches. An event of another
- * type, or of a type id no handler knows, is skipped and counted ({@code persistence.projection.events.ignored}),
- * not failed; any other read or handler error goes to the projection's recovery strategy.
+ * JSON, reads it once as the type the {@link EventSerializer} names for the handlers' parameter types
+ * ({@link EventSerializer#readTypeFor}: with Jackson, the top type carrying {@code @JsonTypeInfo}, such as a
+ * sealed event interface), and calls the method whose parameter type the payload's stored type resolves
+ * to. A parameter type no stored type can resolve to fails start-up. An event of another type, or of a
+ * type the serializer does not know ({@link UnknownPayloadTypeException}), is skipped and counted
+ * ({@code persistence.projection.events.ignored}), not failed; any other read or handler error goes to
+ * the projection's recovery strategy.
  */
-final class MethodDispatchingHandler implements ProjectionHandler<String> {
+final class MethodDispatchingHandler implements EventHandler<String> {
 
 	private final List<HandlerMethod> methods;
 
@@ -44,7 +49,7 @@ final class MethodDispatchingHandler implements ProjectionHandler<String> {
 		this.methods = declaration.methods();
 		this.beanFactory = beanFactory;
 		this.serializer = serializer;
-		this.readType = readType(this.methods.stream().map(HandlerMethod::payloadType).toList());
+		this.readType = commonType(this.methods.stream().<Class<?>>map((method) -> readType(method, serializer)).toList());
 		this.ignored = (meters != null) ? Counter.builder("persistence.projection.events.ignored")
 			.description("Events of a payload type no handler method takes")
 			.tag("projection", declaration.name())
@@ -57,11 +62,8 @@ final class MethodDispatchingHandler implements ProjectionHandler<String> {
 		try {
 			payload = (this.readType == String.class) ? raw.payload() : this.serializer.deserialize(raw.payload(), this.readType);
 		}
-		catch (JournalSerializationException ex) {
-			if (unknownTypeId(ex)) {
-				return ignore();
-			}
-			throw ex;
+		catch (UnknownPayloadTypeException ex) {
+			return ignore();
 		}
 		for (HandlerMethod method : this.methods) {
 			if (method.payloadType().isInstance(payload)) {
@@ -81,9 +83,8 @@ final class MethodDispatchingHandler implements ProjectionHandler<String> {
 	@SuppressWarnings("unchecked")
 	private CompletionStage<Void> invoke(HandlerMethod method, Object argument) throws Exception {
 		Object bean = this.beanFactory.getBean(method.beanName());
-		java.lang.reflect.Method invocable = org.springframework.aop.support.AopUtils.selectInvocableMethod(method.method(),
-				bean.getClass());
-		org.springframework.util.ReflectionUtils.makeAccessible(invocable);
+		Method invocable = AopUtils.selectInvocableMethod(method.method(), bean.getClass());
+		ReflectionUtils.makeAccessible(invocable);
 		try {
 			Object result = invocable.invoke(bean, argument);
 			return (result instanceof CompletionStage<?> stage) ? (CompletionStage<Void>) stage
@@ -97,32 +98,38 @@ final class MethodDispatchingHandler implements ProjectionHandler<String> {
 		}
 	}
 
-	private static boolean unknownTypeId(Throwable error) {
-		for (Throwable current = error; current != null; current = current.getCause()) {
-			if (current.getClass().getSimpleName().equals("InvalidTypeIdException")) {
-				return true;
-			}
-		}
-		return false;
+	/**
+	 * @return the type the serializer reads payloads as for this method
+	 * @throws ProjectionDeclarationException if no stored payload can resolve to the method's parameter type
+	 */
+	private static Class<?> readType(HandlerMethod method, EventSerializer serializer) {
+		return serializer.readTypeFor(method.payloadType())
+			.orElseThrow(() -> new ProjectionDeclarationException(method.beanName(), method.method().getName(),
+					"takes " + method.payloadType().getName() + ", which no stored event resolves to (with the default "
+							+ "serializer: neither it nor a supertype carries @JsonTypeInfo, so a payload of any other "
+							+ "type would be bound into it); take the event type (a class or sealed interface with "
+							+ "@JsonTypeInfo and @JsonSubTypes, or one of its subtypes), PersistentEvent<ThatType>, or "
+							+ "String for the stored JSON"));
 	}
 
 	/**
-	 * The type to read payloads as: the common root of the handlers' types, preferring the topmost supertype
-	 * that carries Jackson's {@code @JsonTypeInfo} (so subtypes are told apart by their type property).
+	 * @param types the handlers' parameter types, each with a stored type resolving to it
+	 * @param serializer the serializer that names the type to read each as
+	 * @return the type to read payloads as for them all
 	 */
-	static Class<?> readType(List<Class<?>> types) {
-		if (types.stream().allMatch((t) -> t == String.class)) {
-			return String.class;
-		}
-		Set<Class<?>> roots = new LinkedHashSet<>();
-		for (Class<?> type : types) {
-			roots.add(polymorphicRoot(type));
-		}
+	static Class<?> readType(List<Class<?>> types, EventSerializer serializer) {
+		return commonType(types.stream().<Class<?>>map((type) -> serializer.readTypeFor(type).orElseThrow()).toList());
+	}
+
+	/** The type to read payloads as: the most specific type every method's read type is assignable to. */
+	static Class<?> commonType(List<Class<?>> types) {
+		Set<Class<?>> roots = new LinkedHashSet<>(types);
 		if (roots.size() == 1) {
 			return roots.iterator().next();
 		}
-		List<Class<?>> candidates = new ArrayList<>(ClassUtils.getAllInterfacesForClassAsSet(roots.iterator().next()));
-		for (Class<?> c = roots.iterator().next(); c != null && c != Object.class; c = c.getSuperclass()) {
+		Class<?> first = roots.iterator().next();
+		List<Class<?>> candidates = new ArrayList<>(ClassUtils.getAllInterfacesForClassAsSet(first));
+		for (Class<?> c = first; c != null && c != Object.class; c = c.getSuperclass()) {
 			candidates.add(0, c);
 		}
 		for (Class<?> candidate : candidates) {
@@ -131,20 +138,6 @@ final class MethodDispatchingHandler implements ProjectionHandler<String> {
 			}
 		}
 		return Object.class;
-	}
-
-	private static Class<?> polymorphicRoot(Class<?> type) {
-		Class<?> root = type.isAnnotationPresent(JsonTypeInfo.class) ? type : null;
-		Set<Class<?>> supertypes = new LinkedHashSet<>(ClassUtils.getAllInterfacesForClassAsSet(type));
-		for (Class<?> c = type.getSuperclass(); c != null && c != Object.class; c = c.getSuperclass()) {
-			supertypes.add(c);
-		}
-		for (Class<?> candidate : supertypes) {
-			if (candidate.isAnnotationPresent(JsonTypeInfo.class) && (root == null || candidate.isAssignableFrom(root))) {
-				root = candidate;
-			}
-		}
-		return (root != null) ? root : type;
 	}
 
 }

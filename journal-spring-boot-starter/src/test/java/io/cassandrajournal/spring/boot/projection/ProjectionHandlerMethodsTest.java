@@ -10,6 +10,7 @@ import org.springframework.beans.factory.support.RootBeanDefinition;
 import io.cassandrajournal.journal.PersistentEvent;
 import io.cassandrajournal.projection.ProjectionSettings;
 import io.cassandrajournal.projection.RecoveryStrategy;
+import io.cassandrajournal.serialization.JacksonEventSerializer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -58,10 +59,12 @@ class ProjectionHandlerMethodsTest {
 		assertThat(balances.settings().retryBackoff()).hasSeconds(2);
 		assertThat(balances.settings().pollInterval()).hasMillis(250);
 		assertThat(balances.settings().concurrency()).isEqualTo(4);
-		assertThat(MethodDispatchingHandler.readType(List.of(TestEvents.Deposited.class, TestEvents.Withdrawn.class)))
+		assertThat(MethodDispatchingHandler.readType(List.of(TestEvents.Deposited.class, TestEvents.Withdrawn.class),
+				new JacksonEventSerializer()))
 			.as("read once as the sealed interface carrying @JsonTypeInfo")
 			.isEqualTo(TestEvents.class);
-		assertThat(MethodDispatchingHandler.readType(List.of(TestEvents.Deposited.class))).isEqualTo(TestEvents.class);
+		assertThat(MethodDispatchingHandler.readType(List.of(TestEvents.Deposited.class), new JacksonEventSerializer()))
+			.isEqualTo(TestEvents.class);
 		ProjectionDeclaration audit = declarations.stream().filter((d) -> d.name().equals("audit")).findFirst().orElseThrow();
 		assertThat(audit.persistenceId()).isEqualTo("account-1");
 		assertThat(audit.autoStartup()).isFalse();

@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * Opening a session while Cassandra is not up yet: the journal's own session waits for it (startupWait),
  * and gives up with the driver's "no node answered" error when it does not come.
  */
-class JournalSessionsIT {
+class CassandraSessionsIT {
 
 	@Test
 	void aSessionOpenedBeforeItsNodeStartsConnectsOnceTheNodeAnswers() throws Exception {
@@ -27,7 +27,7 @@ class JournalSessionsIT {
 				.withContactPoints(List.of(node.host() + ":" + node.nativePort()))
 				.withLocalDatacenter(node.datacenter())
 				.withStartupWait(Duration.ofMinutes(3));
-			CompletableFuture<CqlSession> opening = CompletableFuture.supplyAsync(() -> JournalSessions.open(options));
+			CompletableFuture<CqlSession> opening = CompletableFuture.supplyAsync(() -> CassandraSessions.open(options));
 			Thread.sleep(1500);
 			assertThat(opening).as("nothing listens yet: still trying").isNotDone();
 			node.start();
@@ -45,11 +45,11 @@ class JournalSessionsIT {
 				.withLocalDatacenter("datacenter1")
 				.withStartupWait(Duration.ofSeconds(1));
 			long started = System.nanoTime();
-			assertThatExceptionOfType(AllNodesFailedException.class).isThrownBy(() -> JournalSessions.open(options));
+			assertThatExceptionOfType(AllNodesFailedException.class).isThrownBy(() -> CassandraSessions.open(options));
 			assertThat(Duration.ofNanos(System.nanoTime() - started)).as("it tried for the whole wait")
 				.isGreaterThanOrEqualTo(Duration.ofSeconds(1));
 			CassandraJournalOptions noWait = options.withStartupWait(Duration.ZERO);
-			assertThatExceptionOfType(AllNodesFailedException.class).isThrownBy(() -> JournalSessions.open(noWait));
+			assertThatExceptionOfType(AllNodesFailedException.class).isThrownBy(() -> CassandraSessions.open(noWait));
 		}
 	}
 
