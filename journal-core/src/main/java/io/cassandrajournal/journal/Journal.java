@@ -29,7 +29,8 @@ public interface Journal {
 	 * @param events the events, at least one
 	 * @return the stored range; fails with {@link JournalConcurrencyException} if another writer moved the
 	 * head, {@link io.cassandrajournal.JournalUnavailableException} if Cassandra failed (nothing stored, unless
-	 * it is a {@link JournalWriteUncertainException}: the range stays claimed and its events may be stored)
+	 * it is a {@link JournalWriteUncertainException}: the claim may hold and its events may be stored; reload
+	 * before deciding again)
 	 */
 	CompletionStage<AppendResult> append(String persistenceId, long expectedSequenceNr, List<EventToAppend> events);
 

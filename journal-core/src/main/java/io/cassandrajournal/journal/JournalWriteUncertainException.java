@@ -9,11 +9,13 @@ import io.cassandrajournal.JournalUnavailableException;
  * entity (replay) to see what is there. With events in several partitions or under several tags, part of
  * them may be stored (an event in {@code events} but not yet in the tag index, or the reverse).
  * <p>
- * The range stays claimed: it is never released, so no later append reuses its sequence numbers and each
- * (persistenceId, sequenceNr) holds at most one event. A retry with the same expected sequence number
- * therefore fails with {@link JournalConcurrencyException}. Sequence numbers of the range that hold no
- * event are a gap, as after a crash between claim and events: replays step over it and
- * {@link CassandraJournal#checkConsistency(String)} reports it.
+ * The range is never released on purpose once a write may have landed, so no later append reuses its sequence
+ * numbers and each (persistenceId, sequenceNr) holds at most one event; a retry with the same expected sequence
+ * number then fails with {@link JournalConcurrencyException}. Sequence numbers of the range that hold no event
+ * are a gap, as after a crash between claim and events: replays step over it and
+ * {@link CassandraJournal#checkConsistency(String)} reports it. Two variants ({@link #unresolvedClaim} and
+ * {@link #unreleasedClaim}) mean that nothing of the append was written and the claim <em>may</em> hold: a
+ * release or claim that timed out may or may not have been applied, so a retry may then also succeed.
  */
 public class JournalWriteUncertainException extends JournalUnavailableException {
 

@@ -85,6 +85,9 @@ final class LayoutRecord {
 				.execute(statements.read("SELECT persistence_id FROM " + keyspace + "." + options.eventsTable() + " LIMIT 1")
 					.bind())
 				.one() != null;
+			if (hadEvents) {
+				checkPartitionSize(session, statements, keyspace, options);
+			}
 			Row result = session.execute(statements.conditional("INSERT INTO " + table
 					+ " (id, settings, recorded_at) VALUES (?, ?, toTimestamp(now())) IF NOT EXISTS")
 				.bind(KEY, configured)).one();
@@ -104,6 +107,35 @@ final class LayoutRecord {
 		}
 		compare(table, recorded.getMap("settings", String.class, String.class), configured);
 	}
+
+	/**
+	 * Before recording the layout of a keyspace that already has events, checks the one setting its rows reveal:
+	 * each event's {@code partition_nr} must be {@code (sequence_nr - 1) / partition-size}. A wrong
+	 * {@code partition-size} recorded here would make every replay read the wrong partitions (events would seem
+	 * lost) and refuse the correctly configured instances from then on.
+	 */
+	private static void checkPartitionSize(CqlSession session, JournalStatements.Statements statements, String keyspace,
+			CassandraJournalOptions options) {
+		long size = options.partitionSize();
+		for (Row row : session.execute(statements.read("SELECT persistence_id, partition_nr, sequence_nr FROM " + keyspace
+				+ "." + options.eventsTable() + " LIMIT " + PARTITION_SIZE_SAMPLE).bind())) {
+			long partition = row.getLong("partition_nr");
+			long sequenceNr = row.getLong("sequence_nr");
+			if (partition != (sequenceNr - 1) / size) {
+				long above = (sequenceNr - 1) / (partition + 1);
+				String range = (partition == 0) ? "greater than " + above
+						: "greater than " + above + " and at most " + ((sequenceNr - 1) / partition);
+				throw new io.cassandrajournal.JournalSchemaException("The events in " + keyspace + "."
+						+ options.eventsTable() + " were written with another partition size: '"
+						+ row.getString("persistence_id") + "' has sequence_nr " + sequenceNr + " in partition_nr "
+						+ partition + ", which journal.cassandra.partition-size=" + size + " would put in partition "
+						+ ((sequenceNr - 1) / size) + ". Set journal.cassandra.partition-size to the value they were "
+						+ "written with (" + range + "); no layout was recorded.");
+			}
+		}
+	}
+
+	private static final int PARTITION_SIZE_SAMPLE = 100;
 
 	private static void compare(String table, Map<String, String> recorded, Map<String, String> configured) {
 		List<JournalLayoutMismatchException.Mismatch> mismatches = new ArrayList<>();

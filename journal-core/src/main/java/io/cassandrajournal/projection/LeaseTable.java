@@ -33,8 +33,11 @@ import io.cassandrajournal.internal.TableDefinition.Column;
  * start of its last successful renewal. A write whose outcome is unknown (a timeout after Cassandra may have
  * applied it) is settled by reading the row back at the serial consistency.
  * <p>
- * A lease alone does not stop an owner that paused (a long GC, SIGSTOP) from writing once more when it wakes:
- * the new owner also fences the segment's cursor ({@link DurableStateOffsetStore#fence}).
+ * A lease alone does not stop an owner that paused (a long GC, SIGSTOP, a suspended machine whose monotonic
+ * clock did not count the suspension) from writing when it wakes: the new owner also fences the segment's cursor
+ * ({@link DurableStateOffsetStore#fence}). Only the cursor is fenced: a stale owner's handlers may still run a
+ * batch whose effects race the new owner's, so handlers of shared projections must be idempotent (guard on the
+ * event's sequence number).
  */
 final class LeaseTable {
 
@@ -157,8 +160,9 @@ final class LeaseTable {
 			Throwable cause = Errors.unwrap(error);
 			return read(wanted.projection(), wanted.segment()).handle((row, readError) -> {
 				if (readError != null) {
-					readError.addSuppressed(cause);
-					throw new java.util.concurrent.CompletionException(Errors.unwrap(readError));
+					Throwable readCause = Errors.unwrap(readError);
+					readCause.addSuppressed(cause);
+					throw new java.util.concurrent.CompletionException(readCause);
 				}
 				return row.filter((stored) -> stored.sameTerm(wanted));
 			});

@@ -29,7 +29,8 @@ final class LeaseWatch {
 
 	/**
 	 * @param row the lease row as just read (empty if there is none)
-	 * @param nowNanos this instance's {@link System#nanoTime()}
+	 * @param nowNanos this instance's {@link System#nanoTime()}, read AFTER the row's read completed (read before
+	 * sending, the first sight could precede the owner's renewal by the read's latency and break the margin)
 	 * @return true if the segment may be taken now, with {@code row} as the row to condition the take on
 	 */
 	synchronized boolean mayTake(Optional<Lease> row, long nowNanos) {

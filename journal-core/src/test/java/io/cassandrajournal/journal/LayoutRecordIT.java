@@ -143,4 +143,22 @@ class LayoutRecordIT {
 			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), options.withPersistenceIdBuckets(1)));
 	}
 
+	@Test
+	void aJournalWithEventsOfAnotherPartitionSizeIsRefusedBeforeAnythingIsRecorded(TestKeyspace keyspace) {
+		CassandraJournalOptions writtenWith = options(keyspace, "sized_events").withPartitionSize(2);
+		CassandraJournal journal = CassandraJournal.create(keyspace.session(), writtenWith, new JacksonEventSerializer());
+		result(journal.append("sized-1", 0, List.of(EventToAppend.of(new Deposited(1)), EventToAppend.of(new Deposited(2)),
+				EventToAppend.of(new Deposited(3)))));
+		assertThatExceptionOfType(io.cassandrajournal.JournalSchemaException.class)
+			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(),
+					options(keyspace, "sized_events").withPartitionSize(1000)))
+			.withMessageContaining("journal.cassandra.partition-size=1000")
+			.withMessageContaining("sequence_nr 3 in partition_nr 1")
+			.withMessageContaining("greater than 1 and at most 2");
+		assertThat(keyspace.session()
+			.execute("SELECT settings FROM " + keyspace.name() + ".sized_events_layout WHERE id = 'layout'")
+			.one()).as("nothing recorded").isNull();
+		CassandraJournal.verifyLayout(keyspace.session(), writtenWith);
+	}
+
 }

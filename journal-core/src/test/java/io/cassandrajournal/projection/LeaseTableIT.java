@@ -122,6 +122,18 @@ class LeaseTableIT {
 	}
 
 	@Test
+	void aTakeConditionedOnARowTheOwnerRenewedSinceIsRefused() {
+		String segment = segment();
+		Lease owner = result(this.leases.acquire("p", segment, "a", Optional.empty())).orElseThrow();
+		Optional<Lease> seen = result(this.leases.read("p", segment));
+		// The owner renews after the contender read the row (same owner and epoch, a new heartbeat).
+		assertThat(result(this.leases.renew(owner))).isPresent();
+		assertThat(result(this.leases.acquire("p", segment, "b", seen)))
+			.as("the contender watched a heartbeat that has moved on: the owner is alive").isEmpty();
+		assertThat(result(this.leases.read("p", segment)).orElseThrow().heldBy("a")).isTrue();
+	}
+
+	@Test
 	void aReleasedSegmentIsTakenAtOnceUnderAHigherEpoch() {
 		String segment = segment();
 		Lease a = result(this.leases.acquire("p", segment, "a", Optional.empty())).orElseThrow();

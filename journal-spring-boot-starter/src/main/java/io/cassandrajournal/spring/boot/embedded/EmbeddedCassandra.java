@@ -73,10 +73,22 @@ public final class EmbeddedCassandra {
 	 */
 	public static synchronized java.util.List<Member> startCluster(int nodes, String maxHeap,
 			Duration startupTimeout) {
+		if (cluster != null && cluster.nodes().size() != nodes) {
+			throw new IllegalStateException("This JVM already runs an embedded cluster of " + cluster.nodes().size()
+					+ " nodes; journal.cassandra.embedded.nodes asks for " + nodes + ". Use one size per JVM.");
+		}
 		if (cluster == null || cluster.nodes().stream().noneMatch(CassandraNode::isRunning)) {
 			CassandraCluster started = CassandraCluster.builder().size(nodes).maxHeap(maxHeap)
 				.startupTimeout(startupTimeout).build();
-			started.start();
+			try {
+				started.start();
+			}
+			catch (RuntimeException ex) {
+				// Nodes started before the failing one (e.g. 127.0.0.3 missing on a system without loopback
+				// aliases) and the temporary directory would otherwise outlive the failed start-up.
+				started.close();
+				throw ex;
+			}
 			for (CassandraNode member : started.nodes()) {
 				member.deferShutdownToOwner(Duration.ofMinutes(1));
 			}

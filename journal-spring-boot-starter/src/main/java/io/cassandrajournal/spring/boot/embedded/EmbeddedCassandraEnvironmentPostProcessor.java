@@ -85,6 +85,10 @@ public final class EmbeddedCassandraEnvironmentPostProcessor implements Environm
 					+ "loopback address: no embedded node is started (it only stands in for 127.0.0.1 / localhost)");
 			return;
 		}
+		if (embedded.getNodes() < 1) {
+			throw new IllegalStateException("journal.cassandra.embedded.nodes is " + embedded.getNodes()
+					+ ": set 1 for a single node or 2 to 9 for a local cluster");
+		}
 		if (embedded.getNodes() > 1) {
 			startCluster(environment, embedded, !journalPoints.isEmpty());
 			return;
@@ -124,6 +128,10 @@ public final class EmbeddedCassandraEnvironmentPostProcessor implements Environm
 			throw new IllegalStateException("journal.cassandra.embedded.nodes is " + embedded.getNodes()
 					+ ": a local cluster has at most 9 nodes (127.0.0.1 .. 127.0.0.9)");
 		}
+		if (embedded.getPort() != null || (embedded.getDirectory() != null && !embedded.isTemporary())) {
+			this.logger.warn("journal.cassandra.embedded.port and .directory do not apply to a local cluster "
+					+ "(journal.cassandra.embedded.nodes > 1): its nodes use free ports and temporary data");
+		}
 		long started = System.nanoTime();
 		List<EmbeddedCassandra.Member> members = EmbeddedCassandra.startCluster(embedded.getNodes(),
 				embedded.getMaxHeap(), embedded.getStartupTimeout());
@@ -135,9 +143,10 @@ public final class EmbeddedCassandraEnvironmentPostProcessor implements Environm
 			described.add(point + " (pid " + member.pid() + ")");
 		}
 		this.logger.info("Started an embedded " + points.size() + "-node Cassandra cluster in "
-				+ Duration.ofNanos(System.nanoTime() - started).toSeconds() + " s (temporary data): "
-				+ String.join(", ", described) + ". Kill one (kill -9 <pid>) to watch the journal carry on at "
-				+ "LOCAL_QUORUM.");
+				+ Duration.ofNanos(System.nanoTime() - started).toSeconds() + " s (temporary data, replication factor "
+				+ Math.min(3, points.size()) + "): " + String.join(", ", described)
+				+ ((points.size() >= 3) ? ". With a QUORUM consistency, killing one (kill -9 <pid>) leaves two of "
+						+ "three replicas: the journal carries on." : "."));
 		if (embedded.isCreateKeyspace()) {
 			createKeyspace(environment, members.get(0).contactPoint(), Math.min(3, points.size()));
 		}

@@ -23,4 +23,17 @@ class JournalSanitizingAutoConfigurationTest {
 		assertThat(JournalSanitizingAutoConfiguration.maskJournalPassword(data).getValue()).isEqualTo("app");
 	}
 
+	@Test
+	void masksThePasswordInsideTheCommandLineAndHidesJsonThatHoldsOne() {
+		SanitizableData command = new SanitizableData(null, "sun.java.command",
+				"app.jar --server.port=0 --journal.cassandra.password=s3cret --journal.cassandra.username=app");
+		assertThat(JournalSanitizingAutoConfiguration.maskJournalPassword(command).getValue())
+			.isEqualTo("app.jar --server.port=0 --journal.cassandra.password=" + SanitizableData.SANITIZED_VALUE
+					+ " --journal.cassandra.username=app");
+		SanitizableData json = new SanitizableData(null, "spring.application.json",
+				"{\"journal\":{\"cassandra\":{\"password\":\"s3cret\"}}}");
+		assertThat(JournalSanitizingAutoConfiguration.maskJournalPassword(json).getValue())
+			.isEqualTo(SanitizableData.SANITIZED_VALUE);
+	}
+
 }
