@@ -93,6 +93,10 @@ class SecureConnectionIT {
 			.build()) {
 			admin.execute("CREATE KEYSPACE IF NOT EXISTS secure_ks WITH replication = "
 					+ "{'class': 'SimpleStrategy', 'replication_factor': 1}");
+			// Its own keyspace for the application with a tag index: the journal records a keyspace's layout on the
+			// first start and refuses an instance with another one.
+			admin.execute("CREATE KEYSPACE IF NOT EXISTS secure_tagged WITH replication = "
+					+ "{'class': 'SimpleStrategy', 'replication_factor': 1}");
 			admin.execute("CREATE ROLE IF NOT EXISTS " + USER + " WITH PASSWORD = '" + PASSWORD + "' AND LOGIN = true");
 		}
 	}
@@ -143,7 +147,7 @@ class SecureConnectionIT {
 				"--management.endpoint.health.show-details=always", "--management.endpoint.configprops.show-values=always",
 				"--management.endpoint.env.show-values=always",
 				"--journal.cassandra.contact-points=127.0.0.1:" + node.nativePort(),
-				"--journal.cassandra.local-datacenter=" + node.datacenter(), "--journal.cassandra.keyspace=secure_ks",
+				"--journal.cassandra.local-datacenter=" + node.datacenter(), "--journal.cassandra.keyspace=secure_tagged",
 				"--journal.cassandra.use-tag-index=true", "--journal.cassandra.ssl=true",
 				"--journal.cassandra.username=" + USER, "--journal.cassandra.password=" + PASSWORD,
 				"--journal.cassandra.startup-wait=0s")) {
