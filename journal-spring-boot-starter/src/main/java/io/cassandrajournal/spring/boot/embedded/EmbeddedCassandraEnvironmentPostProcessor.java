@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import org.apache.commons.logging.Log;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.EnvironmentPostProcessor;
@@ -221,9 +222,15 @@ public final class EmbeddedCassandraEnvironmentPostProcessor implements Environm
 			.addContactPoint(contactPoint)
 			.withLocalDatacenter("datacenter1")
 			.build()) {
-			session.execute("CREATE KEYSPACE IF NOT EXISTS " + name
-					+ " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': "
-					+ replicationFactor + "}");
+			// A fresh multi-node cluster takes longer than the driver's 2 s request timeout to agree on a new
+			// keyspace: one minute, then wait (bounded) until every node has it.
+			session.execute(SimpleStatement.newInstance("CREATE KEYSPACE IF NOT EXISTS " + name
+					+ " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': " + replicationFactor + "}")
+				.setTimeout(Duration.ofMinutes(1)));
+			long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+			while (!session.checkSchemaAgreement() && System.nanoTime() < deadline) {
+				Thread.onSpinWait();
+			}
 		}
 	}
 
