@@ -83,7 +83,7 @@ public final class LoadRun {
 			this.state = State.RUNNING;
 			List<CompletableFuture<Void>> clients = new ArrayList<>();
 			for (int c = 0; c < this.request.concurrency(); c++) {
-				clients.add(CompletableFuture.runAsync(() -> client(accounts), executor));
+				clients.add(CompletableFuture.runAsync(() -> client(accounts, logger), executor));
 			}
 			return CompletableFuture.allOf(clients.toArray(CompletableFuture[]::new));
 		}).whenComplete((ok, error) -> {
@@ -109,7 +109,7 @@ public final class LoadRun {
 		}
 	}
 
-	private void client(AccountService accounts) {
+	private void client(AccountService accounts, Logger logger) {
 		ThreadLocalRandom random = ThreadLocalRandom.current();
 		while (this.remaining.getAndDecrement() > 0 && !Thread.currentThread().isInterrupted()) {
 			String id = "load-" + random.nextInt(this.request.accounts());
@@ -126,8 +126,9 @@ public final class LoadRun {
 				if (ex instanceof AccountExceptions.InsufficientFunds) {
 					this.rejected.incrementAndGet();
 				}
-				else {
-					this.failed.incrementAndGet();
+				else if (this.failed.incrementAndGet() == 1) {
+					// The first one says why; later ones are only counted (the status shows how many).
+					logger.warn("Load run: a command on {} failed: {}", id, ex.toString());
 				}
 			}
 			this.completed.incrementAndGet();
