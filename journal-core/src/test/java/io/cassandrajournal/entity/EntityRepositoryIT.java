@@ -178,8 +178,12 @@ class EntityRepositoryIT {
 				new SnapshottedAccount(), 3);
 		String id = "account-foreign-snapshot-" + System.nanoTime();
 		result(repository.execute(id, (s) -> List.of(new Opened(), new Deposited(100))));
-		assertThat(result(snapshots.loadLatest(id, Long.MAX_VALUE, Long.class))).get()
-			.satisfies((snapshot) -> assertThat(snapshot.sequenceNr()).isEqualTo(2));
+		// The snapshot is saved after the command completes (it never delays the caller): wait for it, so the
+		// foreign row below replaces ours rather than being replaced by it.
+		await().alias("our snapshot at 2 is stored")
+			.atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(result(snapshots.loadLatest(id, Long.MAX_VALUE, Long.class))).get()
+				.satisfies((snapshot) -> assertThat(snapshot.sequenceNr()).isEqualTo(2)));
 		this.keyspace.session()
 			.execute("INSERT INTO snapshots (persistence_id, sequence_nr, timestamp, payload) VALUES (?, ?, ?, ?)", id,
 					2L, System.currentTimeMillis(), "{\"balance\":100,\"owner\":\"ts\"}");
