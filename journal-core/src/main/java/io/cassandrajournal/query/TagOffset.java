@@ -6,8 +6,14 @@ import java.util.Objects;
 import io.cassandrajournal.internal.Utf8Order;
 
 /**
- * A position in a tag feed: the time stamp of the last event delivered and its tie-breaker
- * (persistenceId, sequenceNr).
+ * A position in the journal's event order: the time stamp of the last event delivered and its tie-breaker
+ * (persistenceId, sequenceNr), what the reference calls an "offset (time stamp + tie-breaker)". It is the
+ * cursor of every projection: of a tag or filter feed, where all three parts matter, and of a projection by
+ * persistenceId, where the persistenceId is fixed and {@link #sequenceNr()} is the position (the time stamp is
+ * kept for lag; see {@code ProjectionId#offsetFromSequenceNr}).
+ * <p>
+ * The name is historical (tag feeds came first); it is kept because {@code OffsetStore} implementations and
+ * {@code ReadJournal} callers use it, and a record cannot be renamed behind a deprecated alias.
  * <p>
  * <b>Total order.</b> Offsets compare by time stamp, then persistenceId in Cassandra's text order (UTF-8
  * bytes), then sequence number: exactly the clustering order of {@code events_by_tag}, so "after this offset"
