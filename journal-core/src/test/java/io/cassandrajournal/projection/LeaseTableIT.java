@@ -241,10 +241,10 @@ class LeaseTableIT {
 		result(next.fence(id, TagOffset.START, 2));
 		result(next.save(id, nexts, 2));
 		// The previous owner's reset (to the start) must not delete or overwrite the new owner's cursor.
-		assertThatThrownBy(() -> result(new FencedCursor(previous, 1).delete(id))).isNotNull();
+		assertThatThrownBy(() -> result(new FencedCursor(previous, term(1)).delete(id))).isNotNull();
 		assertThat(result(offsetStore().load(id))).contains(nexts);
 		// The owner's own reset is a compare-and-set write of the start offset, under its epoch.
-		result(new FencedCursor(next, 2).delete(id));
+		result(new FencedCursor(next, term(2)).delete(id));
 		assertThat(result(offsetStore().load(id))).contains(TagOffset.START);
 		assertThatThrownBy(() -> result(previous.fence(id, TagOffset.START, 1))).isInstanceOf(CursorFencedException.class);
 	}
@@ -272,6 +272,11 @@ class LeaseTableIT {
 		assertThat(result(plain.get(DurableStateOffsetStore.key(id), TagOffset.class)).orElseThrow().value())
 			.isEqualTo(after);
 		assertThat(result(offsetStore().load(id))).contains(after);
+	}
+
+	private static LeaseTerm term(long epoch) {
+		return new LeaseTerm(new Lease("shared", "0-1023", "owner", epoch, 0), System.nanoTime(), Duration.ofHours(1),
+				System::nanoTime);
 	}
 
 	private DurableStateOffsetStore offsetStore() {
