@@ -212,9 +212,20 @@ public final class ProjectionEngine implements AutoCloseable {
 	 * @param handlerFor creates the handler of one persistenceId
 	 * @param settings the settings of every projection
 	 * @param discoveryInterval how often to look for new persistenceIds
+	 * @throws IllegalStateException on an engine with {@link Builder#sharing} (a shared fan-out is not built yet)
 	 */
 	public <E> void fanOut(String namePrefix, Class<E> payloadType, Function<String, ? extends EventHandler<E>> handlerFor,
 			ProjectionSettings settings, Duration discoveryInterval) {
+		if (this.sharing != null) {
+			// One lease per entity would cost a lightweight transaction per entity and renewal: the fan-out is to be
+			// segmented by slice (one lease per segment) instead, which is not built yet.
+			throw new IllegalStateException("fan-out '" + namePrefix + "' cannot be shared by instances yet: run it "
+					+ "on an engine without sharing(...) (on one instance)");
+		}
+		if (settings.segments() != 1) {
+			throw new IllegalArgumentException("fan-out '" + namePrefix + "' runs one projection per entity, each with "
+					+ "one segment; segments must be 1, was " + settings.segments());
+		}
 		LivePersistenceIds ids = (this.readJournal != null) ? this.readJournal.livePersistenceIds() : null;
 		Objects.requireNonNull(ids, "fan-out needs a read journal: builder.readJournal(...)");
 		this.fanOutIds.add(ids);

@@ -134,10 +134,11 @@ final class SegmentOwnership {
 			if (live == null) {
 				return;
 			}
+			Map<String, Lease> rows = watchRows();
 			for (SegmentedProjection.Segment segment : this.segments) {
 				boolean mine = this.self.equals(Rendezvous.winner(this.projection, segment.range.key(), live));
-				if (segment.term == null && mine) {
-					tryTake(segment);
+				if (segment.term == null && mine && rows != null) {
+					tryTake(segment, Optional.ofNullable(rows.get(segment.range.key())));
 				}
 				else if (segment.term != null && !mine && !this.handingOver.containsKey(segment)) {
 					handOver(segment);
@@ -203,9 +204,35 @@ final class SegmentOwnership {
 				term.epoch(), why);
 	}
 
-	private void tryTake(SegmentedProjection.Segment segment) {
+	/**
+	 * Reads the lease rows of every segment this instance does not hold and feeds each one's {@link LeaseWatch},
+	 * also for segments another instance should own: so when an owner falls silent, its segments' silence is
+	 * counted from then on, in parallel with its membership's, and they are taken about one lease timeout later.
+	 * @return the rows read (empty segments are absent), or {@code null} if they could not be read
+	 */
+	private @Nullable Map<String, Lease> watchRows() {
+		List<SegmentedProjection.Segment> unheld = this.segments.stream().filter((s) -> s.term == null).toList();
+		if (unheld.isEmpty()) {
+			return Map.of();
+		}
+		try {
+			Map<String, Lease> rows = join(this.context.leases().watch(this.projection,
+					unheld.stream().map((s) -> s.range.key()).toList()));
+			long now = this.context.nanoClock().getAsLong();
+			for (SegmentedProjection.Segment segment : unheld) {
+				this.watches.computeIfAbsent(segment, (s) -> new LeaseWatch(this.timeout))
+					.mayTake(Optional.ofNullable(rows.get(segment.range.key())), now);
+			}
+			return rows;
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Projection {}: reading its lease rows failed; trying again", this.projection, ex);
+			return null;
+		}
+	}
+
+	private void tryTake(SegmentedProjection.Segment segment, Optional<Lease> row) {
 		String key = segment.range.key();
-		Optional<Lease> row = join(this.context.leases().read(this.projection, key));
 		LeaseWatch watch = this.watches.computeIfAbsent(segment, (s) -> new LeaseWatch(this.timeout));
 		if (!watch.mayTake(row, this.context.nanoClock().getAsLong())) {
 			return;
