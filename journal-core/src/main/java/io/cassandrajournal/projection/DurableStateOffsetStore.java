@@ -8,6 +8,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
+
 import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.query.TagOffset;
 import io.cassandrajournal.state.DurableState;
@@ -26,7 +28,16 @@ import io.cassandrajournal.state.DurableStateStore;
  * Cassandra went away) may have been applied. If the next save then conflicts because the stored revision is
  * exactly the one that save would have written, the stored value is read: when it is an offset this instance
  * tried to save, the write was ours, the cached revision moves on and the save is retried once. Any other
- * value is another writer's, and the conflict stands.
+ * value is another writer's, and the conflict stands. {@link #load} forgets such remembered saves: after a
+ * reload, only a stored value this instance wrote since counts as its own.
+ * <p>
+ * <b>Projections shared by leases</b> (package-private API used by the engine): the stored JSON is the offset's
+ * three fields plus {@code "epoch"}, the lease epoch of the owner that wrote it; a cursor without it (written by a
+ * single instance, an older version, or the TypeScript implementation) reads as epoch 0, and readers that do not
+ * know the property ignore it (our serializer ignores unknown properties; {@code JSON.parse} keeps it as an
+ * extra field). A new owner starts only through {@link #fence}, which refuses when the stored epoch is above its
+ * own; a save under an epoch needs a fence first (no adopting whatever revision is stored), and a reset is a
+ * compare-and-set write of the start offset ({@link FencedCursor}), never a delete.
  */
 public final class DurableStateOffsetStore implements OffsetStore {
 
@@ -36,8 +47,8 @@ public final class DurableStateOffsetStore implements OffsetStore {
 
 	private final Map<ProjectionId, Long> revisions = new ConcurrentHashMap<>();
 
-	/** Offsets whose save at the cached revision + 1 failed without a conflict, so may have been applied. */
-	private final Map<ProjectionId, Set<TagOffset>> unknownOutcomes = new ConcurrentHashMap<>();
+	/** Cursors whose save at the cached revision + 1 failed without a conflict, so may have been applied. */
+	private final Map<ProjectionId, Set<Cursor>> unknownOutcomes = new ConcurrentHashMap<>();
 
 	/** @param store the durable state store */
 	public DurableStateOffsetStore(DurableStateStore store) {
@@ -48,81 +59,142 @@ public final class DurableStateOffsetStore implements OffsetStore {
 		return "projection-offset|" + id.name() + "|" + id.key();
 	}
 
+	/**
+	 * A stored cursor: the offset and the lease epoch it was written under (0 when written without a lease).
+	 */
+	record Cursor(TagOffset offset, long epoch) {
+
+		/** @return what is written: the plain offset without an epoch (today's format), else with it */
+		Object payload() {
+			return (this.epoch == 0) ? this.offset
+					: new StoredCursor(this.offset.timestamp(), this.offset.persistenceId(), this.offset.sequenceNr(),
+							this.epoch);
+		}
+
+	}
+
+	/** The JSON of a cursor row: {@link TagOffset}'s fields, plus the epoch when written under a lease. */
+	record StoredCursor(long timestamp, String persistenceId, long sequenceNr, @Nullable Long epoch) {
+
+		Cursor cursor() {
+			return new Cursor(new TagOffset(this.timestamp, this.persistenceId, this.sequenceNr),
+					(this.epoch != null) ? this.epoch : 0L);
+		}
+
+	}
+
+	private CompletionStage<Optional<DurableState<Cursor>>> read(ProjectionId id) {
+		return this.store.get(key(id), StoredCursor.class)
+			.thenApply((state) -> state.map((s) -> new DurableState<>(s.persistenceId(), s.revision(), s.updatedAt(),
+					s.value().cursor())));
+	}
+
 	@Override
 	public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
-		return this.store.get(key(id), TagOffset.class).thenApply((state) -> {
+		return read(id).thenApply((state) -> {
 			this.revisions.put(id, state.map(DurableState::revision).orElse(0L));
-			return state.map(DurableState::value);
+			this.unknownOutcomes.remove(id);
+			return state.map((s) -> s.value().offset());
 		});
 	}
 
 	@Override
 	public CompletionStage<Void> save(ProjectionId id, TagOffset offset) {
-		return save(id, offset, true);
+		return save(id, new Cursor(offset, 0), true);
 	}
 
-	private CompletionStage<Void> save(ProjectionId id, TagOffset offset, boolean mayResolve) {
+	/**
+	 * Saves a cursor under a lease: a compare-and-set on the revision this instance fenced or last wrote, so it
+	 * fails (with a conflict, or {@link CursorFencedException} when never fenced) once another owner fenced it.
+	 * @param id the segment's cursor
+	 * @param offset the offset
+	 * @param epoch the lease epoch of this owner, at least 1
+	 * @return completes when stored
+	 */
+	CompletionStage<Void> save(ProjectionId id, TagOffset offset, long epoch) {
+		if (!this.revisions.containsKey(id)) {
+			return CompletableFuture.failedFuture(new CursorFencedException("cursor " + id + " is shared by leases: "
+					+ "an owner saves it only after fencing it under its epoch (" + epoch + ")"));
+		}
+		return save(id, new Cursor(offset, epoch), true);
+	}
+
+	private CompletionStage<Void> save(ProjectionId id, Cursor cursor, boolean mayResolve) {
 		CompletionStage<Long> revision = this.revisions.containsKey(id)
 				? CompletableFuture.completedFuture(this.revisions.get(id))
 				: load(id).thenApply((ignored) -> this.revisions.get(id));
-		return revision.thenCompose((current) -> this.store.upsert(key(id), current + 1, offset).handle((ok, error) -> {
-			if (error == null) {
-				this.revisions.put(id, current + 1);
-				this.unknownOutcomes.remove(id);
-				return CompletableFuture.<Void>completedFuture(null);
-			}
-			Throwable cause = Errors.unwrap(error);
-			if (!(cause instanceof DurableStateConflictException conflict)) {
-				remember(id, offset);
-				return CompletableFuture.<Void>failedFuture(cause);
-			}
-			Set<TagOffset> mine = this.unknownOutcomes.remove(id);
-			if (!mayResolve || mine == null || conflict.actualRevision() != current + 1) {
-				return CompletableFuture.<Void>failedFuture(cause);
-			}
-			return this.store.get(key(id), TagOffset.class).thenCompose((stored) -> {
-				if (stored.isPresent() && stored.get().revision() == current + 1 && mine.contains(stored.get().value())) {
+		return revision.thenCompose((current) -> this.store.upsert(key(id), current + 1, cursor.payload())
+			.handle((ok, error) -> {
+				if (error == null) {
 					this.revisions.put(id, current + 1);
-					return save(id, offset, false);
+					this.unknownOutcomes.remove(id);
+					return CompletableFuture.<Void>completedFuture(null);
 				}
-				return CompletableFuture.<Void>failedFuture(cause);
-			});
-		}).thenCompose((stage) -> stage));
+				Throwable cause = Errors.unwrap(error);
+				if (!(cause instanceof DurableStateConflictException conflict)) {
+					remember(id, cursor);
+					return CompletableFuture.<Void>failedFuture(cause);
+				}
+				Set<Cursor> mine = this.unknownOutcomes.remove(id);
+				if (!mayResolve || mine == null || conflict.actualRevision() != current + 1) {
+					return CompletableFuture.<Void>failedFuture(cause);
+				}
+				return read(id).thenCompose((stored) -> {
+					// The stored cursor carries its writer's epoch: another owner's cursor never equals one of ours.
+					if (stored.isPresent() && stored.get().revision() == current + 1
+							&& mine.contains(stored.get().value())) {
+						this.revisions.put(id, current + 1);
+						return save(id, cursor, false);
+					}
+					return CompletableFuture.<Void>failedFuture(cause);
+				});
+			})
+			.thenCompose((stage) -> stage));
 	}
 
 	/**
 	 * Fences a cursor for an instance that has just taken over its segment's lease: reads the stored cursor
-	 * and writes it back twice, each a compare-and-set on the revision, so that the revision is at least two
-	 * past anything the previous owner may hold. The previous owner's next save then conflicts, whatever it
-	 * remembers: a save whose outcome it never learned is only settled as its own when the stored revision is
-	 * exactly one past its cached one (see the class comment), which a double bump rules out. Retries while
-	 * the previous owner's last saves are still landing (a conflict between read and write).
+	 * and, unless it was written under a higher epoch (then a newer owner holds the segment: refused with
+	 * {@link CursorFencedException}), writes it back twice under this epoch, each a compare-and-set on the
+	 * revision, so that the revision is at least two past anything the previous owner may hold. The previous
+	 * owner's next save then conflicts, whatever it remembers: a save whose outcome it never learned is only
+	 * settled as its own when the stored revision is exactly one past its cached one (see the class comment),
+	 * which a double bump rules out. Retries while the previous owner's last saves are still landing (a conflict
+	 * between read and write); the epoch check is repeated on every read, and the compare-and-set makes it hold
+	 * for the write.
 	 * @param id the segment's cursor
 	 * @param initial the cursor to start from when none is stored (it is written, so a previous owner cannot
 	 * create the row either)
+	 * @param epoch the lease epoch just taken, at least 1
 	 * @return the cursor to resume from
 	 */
-	CompletionStage<TagOffset> fence(ProjectionId id, TagOffset initial) {
-		return fence(id, initial, FENCE_ATTEMPTS);
+	CompletionStage<TagOffset> fence(ProjectionId id, TagOffset initial, long epoch) {
+		return fence(id, initial, epoch, FENCE_ATTEMPTS);
 	}
 
 	private static final int FENCE_ATTEMPTS = 5;
 
-	private CompletionStage<TagOffset> fence(ProjectionId id, TagOffset initial, int attemptsLeft) {
-		return this.store.get(key(id), TagOffset.class).thenCompose((stored) -> {
+	private CompletionStage<TagOffset> fence(ProjectionId id, TagOffset initial, long epoch, int attemptsLeft) {
+		return read(id).thenCompose((stored) -> {
 			long revision = stored.map(DurableState::revision).orElse(0L);
-			TagOffset cursor = stored.map(DurableState::value).orElse(initial);
-			return this.store.upsert(key(id), revision + 1, cursor)
-				.thenCompose((ignored) -> this.store.upsert(key(id), revision + 2, cursor))
+			long storedEpoch = stored.map((s) -> s.value().epoch()).orElse(0L);
+			if (storedEpoch > epoch) {
+				return CompletableFuture.<TagOffset>failedFuture(new CursorFencedException("cursor " + id
+						+ " was written under lease epoch " + storedEpoch + ", above this owner's " + epoch
+						+ ": another instance owns the segment"));
+			}
+			Cursor cursor = new Cursor(stored.map((s) -> s.value().offset()).orElse(initial), epoch);
+			return this.store.upsert(key(id), revision + 1, cursor.payload())
+				.thenCompose((ignored) -> this.store.upsert(key(id), revision + 2, cursor.payload()))
 				.handle((ok, error) -> {
 					if (error == null) {
 						this.revisions.put(id, revision + 2);
 						this.unknownOutcomes.remove(id);
-						return CompletableFuture.completedFuture(cursor);
+						return CompletableFuture.completedFuture(cursor.offset());
 					}
 					Throwable cause = Errors.unwrap(error);
 					if (cause instanceof DurableStateConflictException && attemptsLeft > 1) {
-						return fence(id, initial, attemptsLeft - 1);
+						return fence(id, initial, epoch, attemptsLeft - 1);
 					}
 					return CompletableFuture.<TagOffset>failedFuture(cause);
 				})
@@ -130,10 +202,20 @@ public final class DurableStateOffsetStore implements OffsetStore {
 		});
 	}
 
-	private void remember(ProjectionId id, TagOffset offset) {
-		this.unknownOutcomes.compute(id, (key, offsets) -> {
-			Set<TagOffset> kept = (offsets != null) ? offsets : new LinkedHashSet<>();
-			kept.add(offset);
+	/**
+	 * Forgets what this instance knows of a cursor (its revision), so that the next write needs a fence again.
+	 * Called when a segment's lease is lost or released.
+	 * @param id the segment's cursor
+	 */
+	void forget(ProjectionId id) {
+		this.revisions.remove(id);
+		this.unknownOutcomes.remove(id);
+	}
+
+	private void remember(ProjectionId id, Cursor cursor) {
+		this.unknownOutcomes.compute(id, (key, cursors) -> {
+			Set<Cursor> kept = (cursors != null) ? cursors : new LinkedHashSet<>();
+			kept.add(cursor);
 			if (kept.size() > UNKNOWN_OUTCOMES_KEPT) {
 				kept.remove(kept.iterator().next());
 			}
@@ -143,7 +225,7 @@ public final class DurableStateOffsetStore implements OffsetStore {
 
 	@Override
 	public CompletionStage<Void> delete(ProjectionId id) {
-		return this.store.get(key(id), TagOffset.class).thenCompose((state) -> {
+		return this.store.get(key(id), StoredCursor.class).thenCompose((state) -> {
 			this.revisions.remove(id);
 			this.unknownOutcomes.remove(id);
 			return state.isPresent() ? this.store.delete(key(id), state.get().revision())

@@ -1,6 +1,8 @@
 package io.cassandrajournal.projection;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -45,6 +47,8 @@ final class LeaseTable {
 
 	private final PreparedStatement read;
 
+	private final PreparedStatement watch;
+
 	private final PreparedStatement insert;
 
 	private final PreparedStatement takeOver;
@@ -59,6 +63,7 @@ final class LeaseTable {
 		String table = options.requireKeyspace() + "." + tableName(options);
 		String key = " WHERE projection = ? AND segment = ?";
 		this.read = s.serialRead("SELECT owner, epoch, beat FROM " + table + key);
+		this.watch = s.read("SELECT segment, owner, epoch, beat FROM " + table + " WHERE projection = ? AND segment IN ?");
 		this.insert = s.conditional("INSERT INTO " + table
 				+ " (projection, segment, owner, epoch, beat) VALUES (?, ?, ?, 1, ?) IF NOT EXISTS");
 		this.takeOver = s.conditional(
@@ -102,6 +107,25 @@ final class LeaseTable {
 	CompletionStage<Optional<Lease>> read(String projection, String segment) {
 		return this.session.executeAsync(this.read.bind(projection, segment))
 			.thenApply((rs) -> Optional.ofNullable(rs.one()).map((row) -> lease(projection, segment, row)));
+	}
+
+	/**
+	 * Reads many segments' rows in one request, at the normal read consistency: enough to watch heartbeats (a
+	 * beat read was written, so its first sight is after the owner's renewal started; a stale row only makes the
+	 * take conditioned on it fail).
+	 * @param projection the projection
+	 * @param segments the segments
+	 * @return the rows found, by segment
+	 */
+	CompletionStage<Map<String, Lease>> watch(String projection, List<String> segments) {
+		return this.session.executeAsync(this.watch.bind(projection, segments)).thenApply((rs) -> {
+			Map<String, Lease> rows = new HashMap<>();
+			for (Row row : rs.currentPage()) {
+				String segment = row.getString("segment");
+				rows.put(segment, lease(projection, segment, row));
+			}
+			return rows;
+		});
 	}
 
 	/**

@@ -15,9 +15,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -70,7 +72,10 @@ public final class ProjectionEngine implements AutoCloseable {
 
 	private final ScheduledExecutorService executor;
 
-	private final Map<ProjectionId, ProjectionRunner<?>> runners = new ConcurrentHashMap<>();
+	private final Map<ProjectionId, ProjectionControl> runners = new ConcurrentHashMap<>();
+
+	/** With sharing: the lease and membership tables, the lease thread; {@code null} without. */
+	private final SegmentOwnership.@Nullable Context sharing;
 
 	private final List<Consumer<DeadLetter>> deadLetterListeners = new CopyOnWriteArrayList<>();
 
@@ -95,8 +100,43 @@ public final class ProjectionEngine implements AutoCloseable {
 			thread.setDaemon(true);
 			return thread;
 		});
-		this.wakeUp = (result) -> this.runners.values().forEach((runner) -> runner.wake(result));
+		this.sharing = (builder.sharing != null) ? sharingContext(builder) : null;
+		this.wakeUp = (result) -> this.runners.values().forEach((control) -> {
+			if (control instanceof ProjectionRunner<?> runner) {
+				runner.wake(result);
+			}
+			else if (control instanceof SegmentedProjection<?> segmented) {
+				segmented.wake(result);
+			}
+		});
 		this.journal.addAppendListener(this.wakeUp);
+	}
+
+	private static SegmentOwnership.Context sharingContext(Builder builder) {
+		ProjectionSharing settings = Objects.requireNonNull(builder.sharing);
+		if (!(builder.offsets instanceof DurableStateOffsetStore offsets)) {
+			throw new IllegalArgumentException("sharing projections needs cursors in a DurableStateOffsetStore "
+					+ "(they are fenced by lease epoch): builder.offsetStore(new DurableStateOffsetStore(...))");
+		}
+		ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread leases = new Thread(task, "projection-leases-" + settings.instanceId());
+			leases.setDaemon(true);
+			return leases;
+		});
+		return new SegmentOwnership.Context(settings, LeaseTable.create(settings.session(), settings.options()),
+				MemberTable.create(settings.session(), settings.options()), offsets, thread, builder.nanoClock,
+				new AtomicBoolean());
+	}
+
+	/**
+	 * Test hook: a frozen engine neither renews its leases nor beats nor balances, as if its JVM were paused
+	 * (its runners go on until their lease terms lapse on the engine's clock).
+	 * @param frozen whether frozen
+	 */
+	void freezeLeases(boolean frozen) {
+		if (this.sharing != null) {
+			this.sharing.frozen().set(frozen);
+		}
 	}
 
 	/**
@@ -116,6 +156,36 @@ public final class ProjectionEngine implements AutoCloseable {
 	 * by-tag projection is registered without a read journal
 	 */
 	public <E> ProjectionControl register(Projection<E> projection) {
+		Function<TagOffset, ProjectionSource> sources = sources(projection);
+		ProjectionMetrics metrics = new ProjectionMetrics(this.meterRegistry, projection.name());
+		ProjectionControl control;
+		if (projection.settings().segments() == 1 && this.sharing == null) {
+			control = new ProjectionRunner<>(projection, sources, this.offsets, this.deadLetters, this::publish,
+					this.serializer, metrics, this.retries, this.executor, this.clock);
+		}
+		else {
+			if (projection.persistenceId() != null && projection.settings().segments() > 1) {
+				throw new IllegalArgumentException("projection '" + projection.name() + "' reads one entity ("
+						+ projection.persistenceId() + "), so it has one segment, not " + projection.settings().segments());
+			}
+			boolean sliced = projection.settings().segments() > 1;
+			control = new SegmentedProjection<>(projection, (segment, mayGoOn, cursor) -> new ProjectionRunner<>(
+					projection, segment.id, mayGoOn, sliced ? sliced(segment.range, sources) : sources, cursor,
+					this.deadLetters, this::publish, this.serializer, metrics, this.retries, this.executor, this.clock),
+					this.offsets, this.sharing);
+		}
+		if (this.runners.putIfAbsent(projection.id(), control) != null) {
+			throw new IllegalArgumentException("a projection " + projection.id() + " is already registered");
+		}
+		return control;
+	}
+
+	private static Function<TagOffset, ProjectionSource> sliced(SliceRange range,
+			Function<TagOffset, ProjectionSource> sources) {
+		return (offset) -> new SliceFilter(range, sources.apply(offset));
+	}
+
+	private <E> Function<TagOffset, ProjectionSource> sources(Projection<E> projection) {
 		Function<TagOffset, ProjectionSource> sources;
 		if (projection.tagFilter() != null) {
 			ReadJournal query = this.readJournal;
@@ -130,13 +200,7 @@ public final class ProjectionEngine implements AutoCloseable {
 			sources = (offset) -> new PersistenceIdSource(this.journal, projection.persistenceId(), offset,
 					projection.settings().feed().pageSize());
 		}
-		ProjectionRunner<E> runner = new ProjectionRunner<>(projection, sources, this.offsets, this.deadLetters,
-				this::publish, this.serializer, new ProjectionMetrics(this.meterRegistry, projection.name()), this.retries,
-				this.executor, this.clock);
-		if (this.runners.putIfAbsent(projection.id(), runner) != null) {
-			throw new IllegalArgumentException("a projection " + projection.id() + " is already registered");
-		}
-		return runner;
+		return sources;
 	}
 
 	/**
@@ -148,9 +212,20 @@ public final class ProjectionEngine implements AutoCloseable {
 	 * @param handlerFor creates the handler of one persistenceId
 	 * @param settings the settings of every projection
 	 * @param discoveryInterval how often to look for new persistenceIds
+	 * @throws IllegalStateException on an engine with {@link Builder#sharing} (a shared fan-out is not built yet)
 	 */
 	public <E> void fanOut(String namePrefix, Class<E> payloadType, Function<String, ? extends EventHandler<E>> handlerFor,
 			ProjectionSettings settings, Duration discoveryInterval) {
+		if (this.sharing != null) {
+			// One lease per entity would cost a lightweight transaction per entity and renewal: the fan-out is to be
+			// segmented by slice (one lease per segment) instead, which is not built yet.
+			throw new IllegalStateException("fan-out '" + namePrefix + "' cannot be shared by instances yet: run it "
+					+ "on an engine without sharing(...) (on one instance)");
+		}
+		if (settings.segments() != 1) {
+			throw new IllegalArgumentException("fan-out '" + namePrefix + "' runs one projection per entity, each with "
+					+ "one segment; segments must be 1, was " + settings.segments());
+		}
 		LivePersistenceIds ids = (this.readJournal != null) ? this.readJournal.livePersistenceIds() : null;
 		Objects.requireNonNull(ids, "fan-out needs a read journal: builder.readJournal(...)");
 		this.fanOutIds.add(ids);
@@ -179,8 +254,7 @@ public final class ProjectionEngine implements AutoCloseable {
 	 * @return its control (the first registered with that name)
 	 */
 	public Optional<ProjectionControl> projection(String name) {
-		return this.runners.values().stream().filter((r) -> r.id().name().equals(name)).findFirst()
-			.map((r) -> (ProjectionControl) r);
+		return this.runners.values().stream().filter((r) -> r.id().name().equals(name)).findFirst();
 	}
 
 	/** @return completes when every registered projection is running */
@@ -223,6 +297,9 @@ public final class ProjectionEngine implements AutoCloseable {
 			logger.warn("Projections did not stop within 30 s", ex);
 		}
 		this.executor.shutdownNow();
+		if (this.sharing != null) {
+			this.sharing.thread().shutdownNow();
+		}
 	}
 
 	/** Builds a {@link ProjectionEngine}. */
@@ -248,6 +325,10 @@ public final class ProjectionEngine implements AutoCloseable {
 		private Clock clock = Clock.systemUTC();
 
 		private int threads = DEFAULT_THREADS;
+
+		private @Nullable ProjectionSharing sharing;
+
+		private LongSupplier nanoClock = System::nanoTime;
 
 		Builder(Journal journal) {
 			this.journal = Objects.requireNonNull(journal, "journal");
@@ -302,6 +383,25 @@ public final class ProjectionEngine implements AutoCloseable {
 				throw new IllegalArgumentException("threads must be at least 1, was " + threads);
 			}
 			this.threads = threads;
+			return this;
+		}
+
+		/**
+		 * Shares this engine's projections with the other instances that share them: each segment runs on one
+		 * instance at a time, under a lease, with its cursor fenced by the lease's epoch (see
+		 * {@link ProjectionSharing}). Needs a {@link DurableStateOffsetStore}. Without it (the default) this
+		 * instance runs every segment of every projection and takes no lease.
+		 * @param sharing the instance id, the lease timing, the session for the lease and membership tables
+		 * @return this
+		 */
+		public Builder sharing(ProjectionSharing sharing) {
+			this.sharing = Objects.requireNonNull(sharing, "sharing");
+			return this;
+		}
+
+		/** Test hook: the monotonic clock leases are timed with (default {@link System#nanoTime()}). */
+		Builder nanoClock(LongSupplier clock) {
+			this.nanoClock = Objects.requireNonNull(clock, "clock");
 			return this;
 		}
 

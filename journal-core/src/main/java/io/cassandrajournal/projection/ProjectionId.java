@@ -12,8 +12,15 @@ import io.cassandrajournal.query.TagOffset;
  * persistenceId. Renaming either starts a new cursor (from the beginning). It also makes the offsets an
  * operator may reset each kind to ({@link #offsetFromTimestamp}, {@link #offsetFromSequenceNr}).
  *
+ * <p>
+ * A projection split into segments ({@link ProjectionSettings#segments()} above 1) keeps one cursor per segment
+ * under the key {@code segment(<from>-<to>):<key>}, for example {@code segment(0-127):orders}. It cannot collide
+ * with another projection's key: a plain tag contains no {@code (}, a filter's canonical text starts with
+ * {@code any(}, {@code all(}, {@code not(} or is {@code *}, and a persistenceId key starts with {@code pid:}.
+ * With one segment the key stays the projection's own.
+ *
  * @param name the projection's name
- * @param key the canonical tag filter, or {@code pid:} plus the persistenceId
+ * @param key the canonical tag filter, or {@code pid:} plus the persistenceId, or a segment's key
  */
 public record ProjectionId(String name, String key) {
 
@@ -43,6 +50,14 @@ public record ProjectionId(String name, String key) {
 	 */
 	public static ProjectionId byPersistenceId(String name, String persistenceId) {
 		return new ProjectionId(name, PERSISTENCE_ID_KEY + persistenceId);
+	}
+
+	/**
+	 * @param range a segment's slices
+	 * @return the cursor identity of that segment of this projection
+	 */
+	ProjectionId segment(SliceRange range) {
+		return new ProjectionId(this.name, "segment(" + range.key() + "):" + this.key);
 	}
 
 	/** @return the persistenceId a by-persistenceId projection reads, or {@code null} for a by-tag one */

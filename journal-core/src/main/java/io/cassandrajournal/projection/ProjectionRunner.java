@@ -12,6 +12,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -84,14 +85,26 @@ final class ProjectionRunner<E> implements ProjectionControl {
 	ProjectionRunner(Projection<E> projection, Function<TagOffset, ProjectionSource> sources, OffsetStore offsets,
 			@Nullable DeadLetterQueue deadLetters, Consumer<DeadLetter> deadLetterListener, EventSerializer serializer,
 			ProjectionMetrics metrics, RetryScheduler retries, ScheduledExecutorService executor, Clock clock) {
+		this(projection, projection.id(), () -> true, sources, offsets, deadLetters, deadLetterListener, serializer,
+				metrics, retries, executor, clock);
+	}
+
+	/**
+	 * A runner of one segment of a projection (its own cursor identity), which touches no event and reads no batch
+	 * once {@code mayGoOn} turns false (its lease lapsed or was lost).
+	 */
+	ProjectionRunner(Projection<E> projection, ProjectionId id, BooleanSupplier mayGoOn,
+			Function<TagOffset, ProjectionSource> sources, OffsetStore offsets, @Nullable DeadLetterQueue deadLetters,
+			Consumer<DeadLetter> deadLetterListener, EventSerializer serializer, ProjectionMetrics metrics,
+			RetryScheduler retries, ScheduledExecutorService executor, Clock clock) {
 		this.projection = projection;
-		this.id = projection.id();
+		this.id = id;
 		this.settings = projection.settings();
 		this.sources = sources;
 		this.offsets = offsets;
 		this.metrics = metrics;
 		this.executor = executor;
-		this.run = new RunState(metrics);
+		this.run = new RunState(metrics, mayGoOn);
 		this.failures = new FailureHandling<>(projection, deadLetters, deadLetterListener, serializer, metrics, retries,
 				executor, clock, this.run);
 		this.lag = new Lag(metrics, clock);
@@ -318,7 +331,7 @@ final class ProjectionRunner<E> implements ProjectionControl {
 		CompletableFuture<Void> inFlight;
 		ExecutorService lanePool;
 		synchronized (this) {
-			if (!this.run.active() || this.batch != null || this.source == null) {
+			if (!this.run.mayRead() || this.batch != null || this.source == null) {
 				return;
 			}
 			current = this.source;

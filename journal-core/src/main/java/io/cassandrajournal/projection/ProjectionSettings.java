@@ -24,10 +24,15 @@ import io.cassandrajournal.query.FeedSettings;
  * one after the other). Above 1, events are spread over that many lanes by persistenceId: events of one
  * entity always run in one lane, in order, never in parallel; events of different entities may run in
  * any order relative to each other. The cursor still only moves past events that were all handled
+ * @param segments how many parts a by-tag projection is split into by persistenceId slice (a power of two from
+ * 1 to 1024; default 1: one cursor, exactly as before). Each segment has its own cursor and runner, sees every
+ * event of its entities in order, and is what instances sharing the projection take and hand over (see
+ * {@link ProjectionSharing}). More segments spread the work over more instances but each one reads the whole
+ * tag feed and keeps its share
  */
 public record ProjectionSettings(RecoveryStrategy recoveryStrategy, int maxRetries, Duration retryBackoff,
 		Duration maxRetryBackoff, Duration pollInterval, FeedSettings feed, boolean parkAfterDeadLetter,
-		Consumer<ProjectionFailure> onFailure, int concurrency) {
+		Consumer<ProjectionFailure> onFailure, int concurrency, int segments) {
 
 	public ProjectionSettings {
 		Objects.requireNonNull(recoveryStrategy, "recoveryStrategy");
@@ -38,6 +43,10 @@ public record ProjectionSettings(RecoveryStrategy recoveryStrategy, int maxRetri
 		Objects.requireNonNull(onFailure, "onFailure");
 		if (concurrency < 1 || concurrency > 256) {
 			throw new IllegalArgumentException("concurrency must be between 1 and 256, was " + concurrency);
+		}
+		if (segments < 1 || segments > SliceRange.SLICES || Integer.bitCount(segments) != 1) {
+			throw new IllegalArgumentException("segments must be a power of two from 1 to " + SliceRange.SLICES
+					+ " (so that more segments split today's ranges exactly), was " + segments);
 		}
 		if (maxRetries < 0) {
 			throw new IllegalArgumentException("maxRetries must be 0 or more, was " + maxRetries);
@@ -51,6 +60,25 @@ public record ProjectionSettings(RecoveryStrategy recoveryStrategy, int maxRetri
 		}
 	}
 
+	/**
+	 * Settings of one segment (as before segments existed).
+	 * @param recoveryStrategy see the record
+	 * @param maxRetries see the record
+	 * @param retryBackoff see the record
+	 * @param maxRetryBackoff see the record
+	 * @param pollInterval see the record
+	 * @param feed see the record
+	 * @param parkAfterDeadLetter see the record
+	 * @param onFailure see the record
+	 * @param concurrency see the record
+	 */
+	public ProjectionSettings(RecoveryStrategy recoveryStrategy, int maxRetries, Duration retryBackoff,
+			Duration maxRetryBackoff, Duration pollInterval, FeedSettings feed, boolean parkAfterDeadLetter,
+			Consumer<ProjectionFailure> onFailure, int concurrency) {
+		this(recoveryStrategy, maxRetries, retryBackoff, maxRetryBackoff, pollInterval, feed, parkAfterDeadLetter,
+				onFailure, concurrency, 1);
+	}
+
 	/** @return the defaults */
 	public static ProjectionSettings defaults() {
 		return new ProjectionSettings(RecoveryStrategy.RETRY_AND_FAIL, 3, Duration.ofSeconds(1), Duration.ofSeconds(60),
@@ -60,37 +88,37 @@ public record ProjectionSettings(RecoveryStrategy recoveryStrategy, int maxRetri
 
 	public ProjectionSettings withRecoveryStrategy(RecoveryStrategy strategy) {
 		return new ProjectionSettings(strategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
-				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency);
+				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency, this.segments);
 	}
 
 	public ProjectionSettings withMaxRetries(int retries) {
 		return new ProjectionSettings(this.recoveryStrategy, retries, this.retryBackoff, this.maxRetryBackoff,
-				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency);
+				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency, this.segments);
 	}
 
 	public ProjectionSettings withRetryBackoff(Duration first, Duration max) {
 		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, first, max, this.pollInterval, this.feed,
-				this.parkAfterDeadLetter, this.onFailure, this.concurrency);
+				this.parkAfterDeadLetter, this.onFailure, this.concurrency, this.segments);
 	}
 
 	public ProjectionSettings withPollInterval(Duration interval) {
 		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
-				interval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency);
+				interval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency, this.segments);
 	}
 
 	public ProjectionSettings withFeed(FeedSettings settings) {
 		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
-				this.pollInterval, settings, this.parkAfterDeadLetter, this.onFailure, this.concurrency);
+				this.pollInterval, settings, this.parkAfterDeadLetter, this.onFailure, this.concurrency, this.segments);
 	}
 
 	public ProjectionSettings withParkAfterDeadLetter(boolean park) {
 		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
-				this.pollInterval, this.feed, park, this.onFailure, this.concurrency);
+				this.pollInterval, this.feed, park, this.onFailure, this.concurrency, this.segments);
 	}
 
 	public ProjectionSettings withOnFailure(Consumer<ProjectionFailure> hook) {
 		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
-				this.pollInterval, this.feed, this.parkAfterDeadLetter, hook, this.concurrency);
+				this.pollInterval, this.feed, this.parkAfterDeadLetter, hook, this.concurrency, this.segments);
 	}
 
 	/**
@@ -99,7 +127,16 @@ public record ProjectionSettings(RecoveryStrategy recoveryStrategy, int maxRetri
 	 */
 	public ProjectionSettings withConcurrency(int lanes) {
 		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
-				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, lanes);
+				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, lanes, this.segments);
+	}
+
+	/**
+	 * @param count segments, a power of two from 1 to 1024 (1 = one cursor, as before)
+	 * @return new settings
+	 */
+	public ProjectionSettings withSegments(int count) {
+		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
+				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency, count);
 	}
 
 	/**

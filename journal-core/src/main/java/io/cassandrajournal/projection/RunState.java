@@ -2,6 +2,7 @@ package io.cassandrajournal.projection;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -45,8 +46,16 @@ final class RunState {
 
 	private @Nullable String lastError;
 
+	/** Whether this run may still touch its events (false once a shared segment's lease lapsed or was lost). */
+	private final BooleanSupplier mayGoOn;
+
 	RunState(ProjectionMetrics metrics) {
+		this(metrics, () -> true);
+	}
+
+	RunState(ProjectionMetrics metrics, BooleanSupplier mayGoOn) {
 		this.metrics = metrics;
+		this.mayGoOn = mayGoOn;
 	}
 
 	static boolean active(ProjectionState state) {
@@ -129,10 +138,15 @@ final class RunState {
 		this.batchGeneration = this.generation;
 	}
 
+	/** @return whether a new batch may be read (the projection is active and, if shared, its lease is valid) */
+	synchronized boolean mayRead() {
+		return active(this.state) && this.mayGoOn.getAsBoolean();
+	}
+
 	/** @return whether the batch in flight may go on with its next event or retry */
 	synchronized boolean batchGoesOn() {
 		return this.state != ProjectionState.STOPPED && this.state != ProjectionState.FAILED
-				&& this.generation == this.batchGeneration;
+				&& this.generation == this.batchGeneration && this.mayGoOn.getAsBoolean();
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.cassandrajournal.projection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -178,7 +179,7 @@ class LeaseTableIT {
 		faults.timeOutWithoutApplying(FaultInjectingSession.writesTo(this.options.durableStateTable()), 1);
 		assertThatThrownBy(() -> result(previous.save(id, first))).isNotNull();
 		// Its lease lapses; the next owner fences the cursor and resumes from `first`.
-		assertThat(result(next.fence(id, TagOffset.START))).isEqualTo(first);
+		assertThat(result(next.fence(id, TagOffset.START, 2))).isEqualTo(first);
 		// The previous owner wakes up and saves: refused. (With a single bump it would find `first` at revision 2,
 		// take that for its own lost save, and overwrite the next owner's cursor.)
 		assertThatThrownBy(() -> result(previous.save(id, new TagOffset(2_000, "a", 2))))
@@ -197,9 +198,90 @@ class LeaseTableIT {
 				CassandraDurableStateStore.create(this.keyspace.session(), this.options, serializer));
 		ProjectionId id = new ProjectionId("shared", segment());
 		assertThat(result(previous.load(id))).isEmpty();
-		assertThat(result(next.fence(id, TagOffset.START))).isEqualTo(TagOffset.START);
+		assertThat(result(next.fence(id, TagOffset.START, 2))).isEqualTo(TagOffset.START);
 		assertThatThrownBy(() -> result(previous.save(id, new TagOffset(5, "x", 1))))
 			.isInstanceOf(DurableStateConflictException.class);
+	}
+
+	@Test
+	void aFenceUnderAnOlderEpochIsRefusedOnceANewerOwnerFenced() {
+		DurableStateOffsetStore b = offsetStore();
+		DurableStateOffsetStore c = offsetStore();
+		ProjectionId id = new ProjectionId("shared", segment());
+		TagOffset cs = new TagOffset(1_000, "c", 1);
+		// B took epoch 2 and paused before fencing; C took epoch 3, fenced and saved.
+		result(c.fence(id, TagOffset.START, 3));
+		result(c.save(id, cs, 3));
+		// B wakes up and fences: refused (before, it re-read, bumped twice, and C's saves conflicted).
+		assertThatThrownBy(() -> result(b.fence(id, TagOffset.START, 2))).isInstanceOf(CursorFencedException.class);
+		TagOffset later = new TagOffset(2_000, "c", 2);
+		result(c.save(id, later, 3));
+		assertThat(result(offsetStore().load(id))).contains(later);
+	}
+
+	@Test
+	void aSharedCursorIsNotSavedBeforeItWasFenced() {
+		ProjectionId id = new ProjectionId("shared", segment());
+		DurableStateOffsetStore owner = offsetStore();
+		result(owner.fence(id, TagOffset.START, 1));
+		result(owner.save(id, new TagOffset(1_000, "a", 1), 1));
+		// Another instance that never fenced (so never held the lease) cannot adopt the stored revision and save.
+		assertThatThrownBy(() -> result(offsetStore().save(id, new TagOffset(9_000, "z", 9), 1)))
+			.isInstanceOf(CursorFencedException.class);
+		assertThat(result(offsetStore().load(id))).contains(new TagOffset(1_000, "a", 1));
+	}
+
+	@Test
+	void aResetByAPreviousOwnerIsACompareAndSetAndIsRefusedOnceFenced() {
+		ProjectionId id = new ProjectionId("shared", segment());
+		DurableStateOffsetStore previous = offsetStore();
+		DurableStateOffsetStore next = offsetStore();
+		result(previous.fence(id, TagOffset.START, 1));
+		TagOffset nexts = new TagOffset(5_000, "n", 5);
+		result(next.fence(id, TagOffset.START, 2));
+		result(next.save(id, nexts, 2));
+		// The previous owner's reset (to the start) must not delete or overwrite the new owner's cursor.
+		assertThatThrownBy(() -> result(new FencedCursor(previous, term(1)).delete(id))).isNotNull();
+		assertThat(result(offsetStore().load(id))).contains(nexts);
+		// The owner's own reset is a compare-and-set write of the start offset, under its epoch.
+		result(new FencedCursor(next, term(2)).delete(id));
+		assertThat(result(offsetStore().load(id))).contains(TagOffset.START);
+		assertThatThrownBy(() -> result(previous.fence(id, TagOffset.START, 1))).isInstanceOf(CursorFencedException.class);
+	}
+
+	@Test
+	void aCursorWithAnEpochStillReadsAsAPlainOffsetAndOneWithoutReadsAsEpochZero() {
+		CassandraDurableStateStore plain = CassandraDurableStateStore.create(this.keyspace.session(), this.options,
+				new JacksonEventSerializer());
+		ProjectionId id = new ProjectionId("shared", segment());
+		TagOffset before = new TagOffset(1_000, "a", 1);
+		// Written by today's single-instance save: no epoch. A lease owner of epoch 1 fences from it.
+		result(offsetStore().save(id, before));
+		DurableStateOffsetStore owner = offsetStore();
+		assertThat(result(owner.fence(id, TagOffset.START, 1))).isEqualTo(before);
+		TagOffset after = new TagOffset(2_000, "b", 2);
+		result(owner.save(id, after, 1));
+		String payload = this.keyspace.session()
+			.execute("SELECT payload FROM " + this.options.durableStateTable() + " WHERE persistence_id = ?",
+					DurableStateOffsetStore.key(id))
+			.one().getString("payload");
+		assertThat(new JacksonEventSerializer().deserialize(payload, Map.class))
+			.isEqualTo(Map.of("timestamp", 2000, "persistenceId", "b", "sequenceNr", 2, "epoch", 1));
+		// A reader that knows nothing of epochs (an older instance, or the TypeScript implementation's JSON.parse)
+		// still reads the offset.
+		assertThat(result(plain.get(DurableStateOffsetStore.key(id), TagOffset.class)).orElseThrow().value())
+			.isEqualTo(after);
+		assertThat(result(offsetStore().load(id))).contains(after);
+	}
+
+	private static LeaseTerm term(long epoch) {
+		return new LeaseTerm(new Lease("shared", "0-1023", "owner", epoch, 0), System.nanoTime(), Duration.ofHours(1),
+				System::nanoTime);
+	}
+
+	private DurableStateOffsetStore offsetStore() {
+		return new DurableStateOffsetStore(
+				CassandraDurableStateStore.create(this.keyspace.session(), this.options, new JacksonEventSerializer()));
 	}
 
 	private static void sleepQuietly(long millis) {

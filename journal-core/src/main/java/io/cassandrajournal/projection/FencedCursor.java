@@ -1,0 +1,64 @@
+package io.cassandrajournal.projection;
+
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import io.cassandrajournal.internal.Errors;
+import io.cassandrajournal.query.TagOffset;
+import io.cassandrajournal.state.DurableStateConflictException;
+
+/**
+ * The cursors of one lease term: every write carries the term's epoch, none is attempted once the term is no
+ * longer valid, and a write refused because another owner fenced the cursor ends the term at once (so the
+ * runner handles nothing more). Loading is fencing. Where this fits: the engine gives a segment's runner this
+ * view of the {@link DurableStateOffsetStore} while it holds the segment's lease.
+ */
+final class FencedCursor implements OffsetStore {
+
+	private final DurableStateOffsetStore store;
+
+	private final LeaseTerm term;
+
+	FencedCursor(DurableStateOffsetStore store, LeaseTerm term) {
+		this.store = store;
+		this.term = term;
+	}
+
+	@Override
+	public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
+		if (!this.term.valid()) {
+			return CompletableFuture.failedFuture(lapsed(id));
+		}
+		return fenced(this.store.fence(id, TagOffset.START, this.term.epoch())).thenApply(Optional::of);
+	}
+
+	@Override
+	public CompletionStage<Void> save(ProjectionId id, TagOffset offset) {
+		if (!this.term.valid()) {
+			return CompletableFuture.failedFuture(lapsed(id));
+		}
+		return fenced(this.store.save(id, offset, this.term.epoch()));
+	}
+
+	/** A reset under a lease: a compare-and-set write of the start offset under the epoch, never a delete. */
+	@Override
+	public CompletionStage<Void> delete(ProjectionId id) {
+		return save(id, TagOffset.START);
+	}
+
+	private CursorFencedException lapsed(ProjectionId id) {
+		return new CursorFencedException("the lease of " + id + " (epoch " + this.term.epoch()
+				+ ") lapsed or was lost: this instance no longer writes its cursor");
+	}
+
+	private <T> CompletionStage<T> fenced(CompletionStage<T> write) {
+		return write.whenComplete((ok, error) -> {
+			Throwable cause = (error != null) ? Errors.unwrap(error) : null;
+			if (cause instanceof CursorFencedException || cause instanceof DurableStateConflictException) {
+				this.term.lose();
+			}
+		});
+	}
+
+}

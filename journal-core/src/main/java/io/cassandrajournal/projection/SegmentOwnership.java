@@ -1,0 +1,315 @@
+package io.cassandrajournal.projection;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.cassandrajournal.internal.Errors;
+import io.cassandrajournal.query.TagOffset;
+
+/**
+ * Which segments of one shared projection this instance runs, without a coordinator. Every renewal interval,
+ * on the engine's lease thread: renew the leases held (a refused or failed renewal, or a term that lapsed,
+ * stops that segment's runner at once); write this instance's heartbeat and read who is live
+ * ({@link MemberTable.Watch}); then, for each segment, compute its owner among the live members by rendezvous
+ * hashing ({@link Rendezvous}). A segment this instance should own is taken at once when free or released, and
+ * after the lease timeout when its owner fell silent ({@link LeaseWatch}); its cursor is fenced under the new
+ * epoch before its runner starts. A segment it holds but should not (a member joined) is handed over: its runner
+ * stops after the batch in hand and stores the cursor, then the lease is released, so the winner takes it at
+ * once. A graceful stop hands over every segment and deletes the membership row.
+ * <p>
+ * All state changes run on the one lease thread, so none of this needs a lock.
+ */
+final class SegmentOwnership {
+
+	private static final Logger logger = LoggerFactory.getLogger(SegmentOwnership.class);
+
+	/** What every shared projection of an engine uses. */
+	record Context(ProjectionSharing settings, LeaseTable leases, MemberTable members,
+			DurableStateOffsetStore offsets, ScheduledExecutorService thread, LongSupplier nanoClock,
+			AtomicBoolean frozen) {
+	}
+
+	/** Starts a segment's runner under a lease term. */
+	@FunctionalInterface
+	interface Starter {
+
+		ProjectionRunner<?> run(SegmentedProjection.Segment segment, BooleanSupplier mayGoOn, OffsetStore cursor);
+
+	}
+
+	private final String projection;
+
+	private final List<SegmentedProjection.Segment> segments;
+
+	private final Context context;
+
+	private final Starter starter;
+
+	private final String self;
+
+	private final Duration timeout;
+
+	private final MemberTable.Watch members;
+
+	private final Map<SegmentedProjection.Segment, LeaseWatch> watches = new HashMap<>();
+
+	private final Map<SegmentedProjection.Segment, CompletableFuture<Void>> handingOver = new HashMap<>();
+
+	private @Nullable ScheduledFuture<?> loop;
+
+	private boolean active;
+
+	SegmentOwnership(String projection, List<SegmentedProjection.Segment> segments, Context context, Starter starter) {
+		this.projection = projection;
+		this.segments = segments;
+		this.context = context;
+		this.starter = starter;
+		this.self = context.settings().instanceId();
+		this.timeout = context.settings().leaseTimeout();
+		this.members = new MemberTable.Watch(this.self, this.timeout);
+	}
+
+	CompletionStage<Void> start() {
+		return CompletableFuture.runAsync(() -> {
+			if (this.active) {
+				return;
+			}
+			this.active = true;
+			this.loop = this.context.thread().scheduleWithFixedDelay(this::tick, 0,
+					this.context.settings().renewInterval().toMillis(), TimeUnit.MILLISECONDS);
+		}, this.context.thread());
+	}
+
+	/** @return completes when every segment was handed over (cursor stored, lease released) */
+	CompletionStage<Void> stop() {
+		CompletableFuture<Void> done = new CompletableFuture<>();
+		this.context.thread().execute(() -> {
+			this.active = false;
+			if (this.loop != null) {
+				this.loop.cancel(false);
+				this.loop = null;
+			}
+			List<CompletableFuture<Void>> each = this.segments.stream().filter((s) -> s.term != null)
+				.map(this::handOver).toList();
+			CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+				.thenCompose((ignored) -> this.context.members().leave(this.projection, this.self))
+				.whenComplete((ok, error) -> {
+					if (error != null) {
+						logger.warn("Projection {}: leaving the members failed (others see this instance silent "
+								+ "after the lease timeout)", this.projection, Errors.unwrap(error));
+					}
+					done.complete(null);
+				});
+		});
+		return done;
+	}
+
+	private void tick() {
+		try {
+			if (!this.active || this.context.frozen().get()) {
+				return;
+			}
+			for (SegmentedProjection.Segment segment : this.segments) {
+				if (segment.term != null) {
+					renew(segment);
+				}
+			}
+			Set<String> live = liveMembers();
+			if (live == null) {
+				return;
+			}
+			Map<String, Lease> rows = watchRows();
+			for (SegmentedProjection.Segment segment : this.segments) {
+				boolean mine = this.self.equals(Rendezvous.winner(this.projection, segment.range.key(), live));
+				if (segment.term == null && mine && rows != null) {
+					tryTake(segment, Optional.ofNullable(rows.get(segment.range.key())));
+				}
+				else if (segment.term != null && !mine && !this.handingOver.containsKey(segment)) {
+					handOver(segment);
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Projection {}: balancing its segments failed; trying again", this.projection, ex);
+		}
+	}
+
+	private @Nullable Set<String> liveMembers() {
+		try {
+			join(this.context.members().beat(this.projection, this.self, this.timeout.multipliedBy(3)));
+			Map<String, Long> beats = join(this.context.members().list(this.projection));
+			return this.members.live(beats, this.context.nanoClock().getAsLong());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Projection {}: reading its members failed; keeping the segments held", this.projection, ex);
+			return null;
+		}
+	}
+
+	private void renew(SegmentedProjection.Segment segment) {
+		LeaseTerm term = segment.term;
+		if (term == null) {
+			return;
+		}
+		if (!term.valid()) {
+			drop(segment, term, "its lease lapsed or a cursor write was fenced");
+			return;
+		}
+		long started = this.context.nanoClock().getAsLong();
+		try {
+			Optional<Lease> renewed = join(this.context.leases().renew(term.lease()));
+			if (renewed.isPresent()) {
+				term.renewed(renewed.get(), started);
+			}
+			else {
+				drop(segment, term, "another instance took its lease");
+			}
+		}
+		catch (RuntimeException ex) {
+			drop(segment, term, "renewing its lease failed: " + Errors.unwrap(ex));
+		}
+	}
+
+	/** Stops a segment at once: nothing more is handled or saved under the term. */
+	private void drop(SegmentedProjection.Segment segment, LeaseTerm term, String why) {
+		term.lose();
+		ProjectionRunner<?> runner = segment.runner;
+		segment.term = null;
+		segment.runner = null;
+		this.watches.remove(segment);
+		CompletableFuture<Void> handOver = this.handingOver.remove(segment);
+		if (runner != null) {
+			runner.stop();
+		}
+		if (handOver != null) {
+			handOver.complete(null);
+		}
+		logger.warn("Projection {}: stopped segment {} (epoch {}): {}", this.projection, segment.range.key(),
+				term.epoch(), why);
+	}
+
+	/**
+	 * Reads the lease rows of every segment this instance does not hold and feeds each one's {@link LeaseWatch},
+	 * also for segments another instance should own: so when an owner falls silent, its segments' silence is
+	 * counted from then on, in parallel with its membership's, and they are taken about one lease timeout later.
+	 * @return the rows read (empty segments are absent), or {@code null} if they could not be read
+	 */
+	private @Nullable Map<String, Lease> watchRows() {
+		List<SegmentedProjection.Segment> unheld = this.segments.stream().filter((s) -> s.term == null).toList();
+		if (unheld.isEmpty()) {
+			return Map.of();
+		}
+		try {
+			Map<String, Lease> rows = join(this.context.leases().watch(this.projection,
+					unheld.stream().map((s) -> s.range.key()).toList()));
+			long now = this.context.nanoClock().getAsLong();
+			for (SegmentedProjection.Segment segment : unheld) {
+				this.watches.computeIfAbsent(segment, (s) -> new LeaseWatch(this.timeout))
+					.mayTake(Optional.ofNullable(rows.get(segment.range.key())), now);
+			}
+			return rows;
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Projection {}: reading its lease rows failed; trying again", this.projection, ex);
+			return null;
+		}
+	}
+
+	private void tryTake(SegmentedProjection.Segment segment, Optional<Lease> row) {
+		String key = segment.range.key();
+		LeaseWatch watch = this.watches.computeIfAbsent(segment, (s) -> new LeaseWatch(this.timeout));
+		if (!watch.mayTake(row, this.context.nanoClock().getAsLong())) {
+			return;
+		}
+		long started = this.context.nanoClock().getAsLong();
+		Optional<Lease> taken = join(this.context.leases().acquire(this.projection, key, this.self, row));
+		if (taken.isEmpty()) {
+			return;
+		}
+		this.watches.remove(segment);
+		LeaseTerm term = new LeaseTerm(taken.get(), started,
+				this.timeout.minus(this.context.settings().renewInterval()), this.context.nanoClock());
+		try {
+			join(this.context.offsets().fence(segment.id, TagOffset.START, term.epoch()));
+		}
+		catch (RuntimeException ex) {
+			term.lose();
+			this.context.leases().release(taken.get());
+			logger.warn("Projection {}: took segment {} (epoch {}) but could not fence its cursor; released it",
+					this.projection, key, term.epoch(), ex);
+			return;
+		}
+		segment.term = term;
+		this.starter.run(segment, term::valid, new FencedCursor(this.context.offsets(), term));
+		logger.info("Projection {}: runs segment {} (epoch {})", this.projection, key, term.epoch());
+	}
+
+	/**
+	 * Stops the segment's runner after the batch in hand (its cursor stored), then releases the lease.
+	 * @return completes once released
+	 */
+	private CompletableFuture<Void> handOver(SegmentedProjection.Segment segment) {
+		CompletableFuture<Void> existing = this.handingOver.get(segment);
+		if (existing != null) {
+			return existing;
+		}
+		CompletableFuture<Void> done = new CompletableFuture<>();
+		this.handingOver.put(segment, done);
+		LeaseTerm term = segment.term;
+		ProjectionRunner<?> runner = segment.runner;
+		CompletionStage<Void> stopped = (runner != null) ? runner.stop() : CompletableFuture.completedFuture(null);
+		stopped.whenComplete((ok, error) -> this.context.thread().execute(() -> release(segment, term, done)));
+		return done;
+	}
+
+	private void release(SegmentedProjection.Segment segment, @Nullable LeaseTerm term, CompletableFuture<Void> done) {
+		try {
+			if (term == null || segment.term != term) {
+				return;
+			}
+			term.lose();
+			segment.term = null;
+			segment.runner = null;
+			this.handingOver.remove(segment);
+			try {
+				join(this.context.leases().release(term.lease()));
+				logger.info("Projection {}: handed segment {} over (epoch {})", this.projection, segment.range.key(),
+						term.epoch());
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Projection {}: releasing segment {} failed (it is taken over after the lease timeout)",
+						this.projection, segment.range.key(), ex);
+			}
+		}
+		finally {
+			done.complete(null);
+		}
+	}
+
+	private static <T> T join(CompletionStage<T> stage) {
+		try {
+			return stage.toCompletableFuture().join();
+		}
+		catch (RuntimeException ex) {
+			Throwable cause = Errors.unwrap(ex);
+			throw (cause instanceof RuntimeException runtime) ? runtime : ex;
+		}
+	}
+
+}

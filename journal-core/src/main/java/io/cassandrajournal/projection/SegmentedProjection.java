@@ -1,0 +1,222 @@
+package io.cassandrajournal.projection;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+
+import io.cassandrajournal.journal.AppendResult;
+import io.cassandrajournal.query.TagOffset;
+
+/**
+ * A projection split into segments ({@link ProjectionSettings#segments()}), each with its own cursor and
+ * runner. Without sharing, this instance runs every segment. With sharing, {@link SegmentOwnership} decides
+ * which segments this instance runs and starts and stops their runners as leases come and go. The control
+ * calls act on the segments this instance runs. Where this fits: {@link ProjectionEngine#register} makes one for
+ * a projection with more than one segment or with sharing on.
+ *
+ * @param <E> the payload type
+ */
+final class SegmentedProjection<E> implements ProjectionControl {
+
+	/** Makes the runner of one segment (for one lease term, when shared). */
+	@FunctionalInterface
+	interface Runners<E> {
+
+		ProjectionRunner<E> create(Segment segment, BooleanSupplier mayGoOn, OffsetStore offsets);
+
+	}
+
+	/** One segment: its slices and cursor, and, while this instance runs it, its runner (and lease term). */
+	static final class Segment {
+
+		final SliceRange range;
+
+		final ProjectionId id;
+
+		volatile @Nullable ProjectionRunner<?> runner;
+
+		volatile @Nullable LeaseTerm term;
+
+		Segment(SliceRange range, ProjectionId id) {
+			this.range = range;
+			this.id = id;
+		}
+
+	}
+
+	private final Projection<E> projection;
+
+	private final List<Segment> segments = new ArrayList<>();
+
+	private final Runners<E> runners;
+
+	private final OffsetStore offsets;
+
+	private final @Nullable SegmentOwnership ownership;
+
+	private volatile boolean paused;
+
+	private volatile boolean started;
+
+	SegmentedProjection(Projection<E> projection, Runners<E> runners, OffsetStore offsets,
+			SegmentOwnership.@Nullable Context sharing) {
+		this.projection = projection;
+		this.runners = runners;
+		this.offsets = offsets;
+		int count = projection.settings().segments();
+		for (SliceRange range : SliceRange.split(count)) {
+			this.segments.add(new Segment(range, (count == 1) ? projection.id() : projection.id().segment(range)));
+		}
+		this.ownership = (sharing != null) ? new SegmentOwnership(projection.name(), this.segments, sharing, this::run)
+				: null;
+	}
+
+	/** Starts a runner for a segment this instance now runs (under its lease term, when shared). */
+	private ProjectionRunner<?> run(Segment segment, BooleanSupplier mayGoOn, OffsetStore cursor) {
+		ProjectionRunner<E> runner = this.runners.create(segment, mayGoOn, cursor);
+		segment.runner = runner;
+		runner.start();
+		if (this.paused) {
+			runner.pause();
+		}
+		return runner;
+	}
+
+	List<Segment> segments() {
+		return this.segments;
+	}
+
+	@Override
+	public ProjectionId id() {
+		return this.projection.id();
+	}
+
+	@Override
+	public synchronized CompletionStage<Void> start() {
+		this.started = true;
+		if (this.ownership != null) {
+			return this.ownership.start();
+		}
+		for (Segment segment : this.segments) {
+			if (segment.runner == null) {
+				run(segment, () -> true, this.offsets);
+			}
+		}
+		return all(ProjectionControl::start);
+	}
+
+	@Override
+	public synchronized CompletionStage<Void> stop() {
+		this.started = false;
+		if (this.ownership != null) {
+			return this.ownership.stop();
+		}
+		return all(ProjectionControl::stop);
+	}
+
+	@Override
+	public void pause() {
+		this.paused = true;
+		running().forEach(ProjectionControl::pause);
+	}
+
+	@Override
+	public void resume() {
+		this.paused = false;
+		running().forEach(ProjectionControl::resume);
+	}
+
+	/** Resets the segments this instance runs (with sharing, the others keep their cursors). */
+	@Override
+	public CompletionStage<Void> reset(TagOffset offset) {
+		return all((runner) -> runner.reset(offset));
+	}
+
+	@Override
+	public void skipCurrent() {
+		running().forEach(ProjectionControl::skipCurrent);
+	}
+
+	@Override
+	public CompletionStage<List<DeadLetter>> deadLetters(int limit) {
+		List<ProjectionRunner<?>> running = running();
+		return running.isEmpty() ? CompletableFuture.completedFuture(List.of()) : running.get(0).deadLetters(limit);
+	}
+
+	@Override
+	public CompletionStage<Integer> redeliverDeadLetters() {
+		List<ProjectionRunner<?>> running = running();
+		return running.isEmpty() ? CompletableFuture.completedFuture(0) : running.get(0).redeliverDeadLetters();
+	}
+
+	void wake(AppendResult result) {
+		for (Segment segment : this.segments) {
+			ProjectionRunner<?> runner = segment.runner;
+			if (runner != null && segment.range.contains(result.persistenceId())) {
+				runner.wake(result);
+			}
+		}
+	}
+
+	/**
+	 * The projection's status over the segments this instance runs: the worst state, the lowest cursor, the sums
+	 * of events handled and skipped, the highest lag. An instance that runs no segment (others own them all)
+	 * reports RUNNING while started.
+	 */
+	@Override
+	public ProjectionStatus status() {
+		List<ProjectionStatus> each = running().stream().map(ProjectionRunner::status).toList();
+		if (each.isEmpty()) {
+			return new ProjectionStatus(id(), this.started ? ProjectionState.RUNNING : ProjectionState.STOPPED,
+					TagOffset.START, 0, 0, null, Duration.ZERO, 0, null);
+		}
+		ProjectionState state = each.stream().map(ProjectionStatus::state).max(Comparator.comparingInt(
+				SegmentedProjection::severity)).orElseThrow();
+		TagOffset lowest = each.stream().map(ProjectionStatus::offset).min(Comparator.naturalOrder()).orElseThrow();
+		Instant last = each.stream().map(ProjectionStatus::lastEventTimestamp).filter(Objects::nonNull)
+			.max(Comparator.naturalOrder()).orElse(null);
+		return new ProjectionStatus(id(), state, lowest, each.stream().mapToLong(ProjectionStatus::eventsHandled).sum(),
+				each.stream().mapToLong(ProjectionStatus::eventsSkipped).sum(), last,
+				each.stream().map(ProjectionStatus::lag).max(Comparator.naturalOrder()).orElse(Duration.ZERO),
+				each.stream().mapToLong(ProjectionStatus::lagEvents).max().orElse(0),
+				each.stream().map(ProjectionStatus::lastError).filter(Objects::nonNull).findFirst().orElse(null),
+				each.stream().map(ProjectionStatus::lastHandled).filter(Objects::nonNull)
+					.max(Comparator.comparing(ProjectionStatus.HandledEvent::timestamp)).orElse(null));
+	}
+
+	private static int severity(ProjectionState state) {
+		return switch (state) {
+			case FAILED -> 4;
+			case FAILING -> 3;
+			case PAUSED -> 2;
+			case RUNNING -> 1;
+			default -> 0;
+		};
+	}
+
+	private List<ProjectionRunner<?>> running() {
+		List<ProjectionRunner<?>> running = new ArrayList<>();
+		for (Segment segment : this.segments) {
+			ProjectionRunner<?> runner = segment.runner;
+			if (runner != null) {
+				running.add(runner);
+			}
+		}
+		return running;
+	}
+
+	private CompletionStage<Void> all(Function<ProjectionRunner<?>, CompletionStage<Void>> action) {
+		return CompletableFuture.allOf(running().stream().map((r) -> action.apply(r).toCompletableFuture())
+			.toArray(CompletableFuture[]::new));
+	}
+
+}

@@ -1,0 +1,54 @@
+package io.cassandrajournal.projection;
+
+import java.util.concurrent.CompletionStage;
+
+import io.cassandrajournal.journal.AppendResult;
+import io.cassandrajournal.query.TagOffset;
+
+/**
+ * One segment's view of a projection's source: reads the whole source and keeps the events of the segment's
+ * slices, so every event of an entity reaches the same segment, in order. Where this fits: the engine wraps each
+ * segment's {@link TagFeedSource} in it. The cursor moves like the source's: past the whole batch when every
+ * kept event was handled, else not at all (the source re-delivers the batch).
+ */
+final class SliceFilter implements ProjectionSource {
+
+	private final SliceRange range;
+
+	private final ProjectionSource source;
+
+	private int kept;
+
+	SliceFilter(SliceRange range, ProjectionSource source) {
+		this.range = range;
+		this.source = source;
+	}
+
+	@Override
+	public CompletionStage<Batch> poll() {
+		return this.source.poll().thenApply((batch) -> {
+			Batch mine = new Batch(batch.events().stream().filter((e) -> this.range.contains(e.persistenceId())).toList(),
+					batch.caughtUp());
+			this.kept = mine.events().size();
+			return mine;
+		});
+	}
+
+	@Override
+	public TagOffset offsetAfter(int handledInBatch) {
+		// The source counts the whole batch: all of it when every kept event was handled, none otherwise.
+		return this.source.offsetAfter((handledInBatch >= this.kept) ? Integer.MAX_VALUE : 0);
+	}
+
+	/** Counts every event after the cursor, the other segments' too (an upper bound of this segment's lag). */
+	@Override
+	public CompletionStage<Long> eventsAfter(TagOffset offset, int limit) {
+		return this.source.eventsAfter(offset, limit);
+	}
+
+	@Override
+	public boolean concerns(AppendResult result) {
+		return this.range.contains(result.persistenceId()) && this.source.concerns(result);
+	}
+
+}
