@@ -65,12 +65,23 @@ public class ReadModelSchema implements InitializingBean {
 		}
 		// The driver waited its own (short) agreement timeout; keep asking, as long as a schema change may take.
 		long deadline = System.nanoTime() + AGREEMENT_TIMEOUT.toNanos();
+		logger.info("Waiting for the Cassandra nodes to agree on the schema after: " + cql);
 		while (!session.checkSchemaAgreement()) {
 			if (System.nanoTime() > deadline) {
 				throw new IllegalStateException("The nodes did not agree on the schema within " + AGREEMENT_TIMEOUT
 						+ " after: " + cql);
 			}
-			logger.info("Waiting for the Cassandra nodes to agree on the schema after: " + cql);
+			pause();
+		}
+	}
+
+	private static void pause() {
+		try {
+			Thread.sleep(200);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for schema agreement", ex);
 		}
 	}
 
