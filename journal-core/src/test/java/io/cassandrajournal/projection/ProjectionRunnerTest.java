@@ -258,7 +258,11 @@ class ProjectionRunnerTest {
 				ProjectionSettings.defaults().withRecoveryStrategy(RecoveryStrategy.FAIL).withConcurrency(2),
 				(event) -> {
 					if (event.persistenceId().equals("a") && broken.get()) {
-						throw new IllegalStateException("bad event");
+						// Fail only while b1 is in flight, as the test means (off the dispatching thread).
+						return CompletableFuture.runAsync(() -> {
+							gate.awaitEnteredFromHandler("b1");
+							throw new IllegalStateException("bad event");
+						});
 					}
 					return gate.handler(this.handled).handle(event);
 				});
@@ -285,7 +289,11 @@ class ProjectionRunnerTest {
 				ProjectionSettings.defaults().withRecoveryStrategy(RecoveryStrategy.FAIL).withConcurrency(2),
 				(event) -> {
 					if (event.persistenceId().equals("a")) {
-						throw new IllegalStateException("bad event");
+						// Fail only while b1 is in flight, as the test means (off the dispatching thread).
+						return CompletableFuture.runAsync(() -> {
+							gate.awaitEnteredFromHandler("b1");
+							throw new IllegalStateException("bad event");
+						});
 					}
 					return gate.handler(this.handled).handle(event);
 				});
@@ -395,6 +403,22 @@ class ProjectionRunnerTest {
 
 		void awaitEntered(String key) throws InterruptedException {
 			assertThat(latch(this.entered, key).await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("entered " + key).isTrue();
+		}
+
+		/**
+		 * For a handler that must fail only once another lane's event is in flight: lanes start in no fixed order,
+		 * and a failure first would mark the projection FAILED before the other lane takes its event.
+		 */
+		void awaitEnteredFromHandler(String key) {
+			try {
+				if (!latch(this.entered, key).await(BOUND.toMillis(), TimeUnit.MILLISECONDS)) {
+					throw new IllegalStateException(key + " was never entered");
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
 		}
 
 		void release(String key) {
