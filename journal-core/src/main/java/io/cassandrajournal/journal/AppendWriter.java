@@ -35,8 +35,9 @@ import io.cassandrajournal.internal.TagPartitions;
 
 /**
  * The write path of {@link io.cassandrajournal.journal.CassandraJournal}: claim the sequence range with one
- * Paxos round on the metadata row, then write the events in one unlogged batch per events partition (and
- * the tag index rows in one batch per tag), retrying a failed write a bounded number of times. If a write
+ * Paxos round on the metadata row, then write the events in one unlogged batch per events partition or, with
+ * the tag index on, the events and their tag index rows in one logged batch (all or nothing; see
+ * {@link #writeRows}), retrying a failed write a bounded number of times. If a write
  * still fails, the claim is released (conditionally on the claimed value, so a retry with the same expected
  * sequence number succeeds) only when no row of the range can exist; otherwise the range stays claimed and
  * the append fails with {@link JournalWriteUncertainException}, so no sequence number is ever written twice.
