@@ -2,6 +2,7 @@ package io.cassandrajournal.internal;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -76,6 +77,15 @@ public abstract class TagPartitions {
 	public abstract CompletionStage<Void> write(List<TagRow> rows);
 
 	/**
+	 * The inserts of rows, for a batch of the caller's (an append puts them in one logged batch with its events
+	 * rows). Anything a reader needs before it can find a row (the bucketed layout's bucket list) is written
+	 * first: the stage completes after it.
+	 * @param rows the rows
+	 * @return one insert per row, once they may be written
+	 */
+	public abstract CompletionStage<List<BoundStatement>> inserts(List<TagRow> rows);
+
+	/**
 	 * @param tag the tag
 	 * @param after the offset to read after
 	 * @param upperTimestamp the newest time stamp to read
@@ -130,6 +140,16 @@ public abstract class TagPartitions {
 							row.payload(), row.tags()));
 			}
 			return executeBatches(byTag);
+		}
+
+		@Override
+		public CompletionStage<List<BoundStatement>> inserts(List<TagRow> rows) {
+			List<BoundStatement> inserts = new ArrayList<>(rows.size());
+			for (TagRow row : rows) {
+				inserts.add(this.insert.bind(row.tag(), row.timestamp(), row.persistenceId(), row.sequenceNr(),
+						row.payload(), row.tags()));
+			}
+			return CompletableFuture.completedFuture(inserts);
 		}
 
 		@Override
@@ -199,6 +219,27 @@ public abstract class TagPartitions {
 			}
 			return CompletableFuture.allOf(marks.toArray(CompletableFuture[]::new))
 				.thenCompose((ignored) -> executeBatches(byPartition));
+		}
+
+		@Override
+		public CompletionStage<List<BoundStatement>> inserts(List<TagRow> rows) {
+			List<BoundStatement> inserts = new ArrayList<>(rows.size());
+			Set<Map.Entry<String, Long>> partitions = new LinkedHashSet<>();
+			for (TagRow row : rows) {
+				long bucket = this.bucketing.bucketOf(row.timestamp());
+				partitions.add(Map.entry(row.tag(), bucket));
+				inserts.add(this.insert.bind(row.tag(), bucket, row.timestamp(), row.persistenceId(), row.sequenceNr(),
+						row.payload(), row.tags()));
+			}
+			List<CompletableFuture<?>> marks = new ArrayList<>();
+			for (Map.Entry<String, Long> partition : partitions) {
+				if (!this.recorded.contains(partition)) {
+					// Listed before any row of the bucket can exist, as in write().
+					BoundStatement mark = this.insertBucket.bind(partition.getKey(), partition.getValue());
+					marks.add(this.session.executeAsync(mark).toCompletableFuture().thenRun(() -> remember(partition)));
+				}
+			}
+			return CompletableFuture.allOf(marks.toArray(CompletableFuture[]::new)).thenApply((ignored) -> inserts);
 		}
 
 		private void remember(Map.Entry<String, Long> partition) {

@@ -1,5 +1,6 @@
 package io.cassandrajournal.journal;
 
+import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -18,8 +19,10 @@ import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.BatchStatement;
 import com.datastax.oss.driver.api.core.cql.BatchStatementBuilder;
 import com.datastax.oss.driver.api.core.cql.BatchType;
+import com.datastax.oss.driver.api.core.cql.BatchableStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.servererrors.InvalidQueryException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,8 +35,9 @@ import io.cassandrajournal.internal.TagPartitions;
 
 /**
  * The write path of {@link io.cassandrajournal.journal.CassandraJournal}: claim the sequence range with one
- * Paxos round on the metadata row, then write the events in one unlogged batch per events partition (and
- * the tag index rows in one batch per tag), retrying a failed write a bounded number of times. If a write
+ * Paxos round on the metadata row, then write the events in one unlogged batch per events partition or, with
+ * the tag index on, the events and their tag index rows in one logged batch (all or nothing; see
+ * {@link #writeRows}), retrying a failed write a bounded number of times. If a write
  * still fails, the claim is released (conditionally on the claimed value, so a retry with the same expected
  * sequence number succeeds) only when no row of the range can exist; otherwise the range stays claimed and
  * the append fails with {@link JournalWriteUncertainException}, so no sequence number is ever written twice.
@@ -41,6 +45,16 @@ import io.cassandrajournal.internal.TagPartitions;
 final class AppendWriter {
 
 	private static final Logger logger = LoggerFactory.getLogger(AppendWriter.class);
+
+	/**
+	 * The largest append (estimated by {@link #estimatedBytes}) written as one logged batch: under Cassandra's
+	 * default {@code batch_size_fail_threshold} of 50 KiB, above which a batch over more than one partition is
+	 * refused. Larger appends write their events first, then their tag rows.
+	 */
+	static final long ATOMIC_BATCH_MAX_BYTES = 48 * 1024;
+
+	/** Per row in {@link #estimatedBytes}: clustering, time stamps, cell headers. */
+	private static final int ROW_OVERHEAD_BYTES = 48;
 
 	private final CqlSession session;
 
@@ -71,7 +85,7 @@ final class AppendWriter {
 			return appendWithoutClaim(persistenceId, expected, events, payloads, timestamp, result);
 		}
 		return claim(persistenceId, expected, last, timestamp)
-			.thenCompose((claimed) -> rowWrites(persistenceId, expected, events, payloads, timestamp, null).run())
+			.thenCompose((claimed) -> writeRows(persistenceId, expected, events, payloads, timestamp, null))
 			.thenCompose((outcome) -> {
 				Throwable failure = outcome.failure();
 				if (failure == null) {
@@ -208,8 +222,8 @@ final class AppendWriter {
 				return CompletableFuture.failedFuture(new JournalConcurrencyException(persistenceId, expected, current));
 			}
 			// The head rides in the first events batch: one request, as without a journal.
-			return rowWrites(persistenceId, expected, events, payloads, timestamp,
-					this.statements.setHead.bind(result.lastSequenceNr(), timestamp, persistenceId)).run()
+			return writeRows(persistenceId, expected, events, payloads, timestamp,
+					this.statements.setHead.bind(result.lastSequenceNr(), timestamp, persistenceId))
 				.thenApply((outcome) -> {
 					Throwable failure = outcome.failure();
 					if (failure != null) {
@@ -228,49 +242,151 @@ final class AppendWriter {
 		});
 	}
 
-	private RowWrites rowWrites(String persistenceId, long expected, List<EventToAppend> events,
+	/**
+	 * Writes an append's rows. With the tag index on, the events rows and the tag rows go in one logged batch:
+	 * Cassandra's batch log applies all of it or none, also when the coordinator dies after accepting it (the
+	 * batch log is replayed). An append too large for one batch ({@link #ATOMIC_BATCH_MAX_BYTES}, or refused by
+	 * the node as too large) writes its events first and its tag rows only once the events are acknowledged:
+	 * tag rows never exist without their events, but an uncertain outcome may leave events without tag rows.
+	 */
+	private CompletionStage<RowWrites.Outcome> writeRows(String persistenceId, long expected, List<EventToAppend> events,
 			List<String> payloads, long timestamp, @Nullable BoundStatement head) {
-		Map<Long, BatchStatementBuilder> byPartition = new LinkedHashMap<>();
-		Map<String, List<TagPartitions.TagRow>> byTag = new LinkedHashMap<>();
+		Map<Long, List<BatchableStatement<?>>> byPartition = new LinkedHashMap<>();
+		List<TagPartitions.TagRow> tagRows = new ArrayList<>();
 		for (int i = 0; i < events.size(); i++) {
 			long sequenceNr = expected + 1 + i;
 			long partition = (sequenceNr - 1) / this.options.partitionSize();
 			Set<String> tags = events.get(i).tags();
-			byPartition.computeIfAbsent(partition, (p) -> BatchStatement.builder(BatchType.UNLOGGED))
-				.addStatement(this.statements.insertEvent.bind(persistenceId, partition, sequenceNr, timestamp,
-						payloads.get(i), tags));
+			byPartition.computeIfAbsent(partition, (p) -> new ArrayList<>())
+				.add(this.statements.insertEvent.bind(persistenceId, partition, sequenceNr, timestamp, payloads.get(i),
+						tags));
 			if (this.tagIndex != null) {
 				for (String tag : tags) {
-					byTag.computeIfAbsent(tag, (t) -> new ArrayList<>())
-						.add(new TagPartitions.TagRow(tag, timestamp, persistenceId, sequenceNr, payloads.get(i), tags));
+					tagRows.add(new TagPartitions.TagRow(tag, timestamp, persistenceId, sequenceNr, payloads.get(i), tags));
 				}
 			}
 		}
 		if (head != null) {
-			byPartition.values().iterator().next().addStatement(head);
-		}
-		RowWrites writes = new RowWrites();
-		for (BatchStatementBuilder builder : byPartition.values()) {
-			BatchStatement batch = builder.setIdempotence(true)
-				.setConsistencyLevel(this.options.consistency())
-				.setTimeout(this.options.requestTimeout())
-				.build();
-			writes.add(true, () -> this.session.executeAsync(batch));
+			byPartition.values().iterator().next().add(head);
 		}
 		TagPartitions tagIndex = this.tagIndex;
-		if (tagIndex != null) {
-			for (List<TagPartitions.TagRow> rows : byTag.values()) {
-				// One write per tag (one batch, as before): each has its own outcome.
-				writes.add(true, () -> tagIndex.write(rows));
-			}
+		if (tagIndex == null || tagRows.isEmpty()) {
+			return eventWrites(persistenceId, expected, byPartition).run();
 		}
+		if (estimatedBytes(byPartition, tagRows) <= ATOMIC_BATCH_MAX_BYTES) {
+			RowWrites atomic = new RowWrites();
+			List<BatchableStatement<?>> eventRows = new ArrayList<>();
+			byPartition.values().forEach(eventRows::addAll);
+			atomic.add(true, () -> tagIndex.inserts(tagRows).thenCompose((tagInserts) -> {
+				BatchStatementBuilder batch = BatchStatement.builder(BatchType.LOGGED);
+				eventRows.forEach(batch::addStatement);
+				tagInserts.forEach(batch::addStatement);
+				return this.session.executeAsync(configure(batch));
+			}));
+			addIdRow(atomic, persistenceId, expected);
+			return atomic.run().thenCompose((outcome) -> {
+				if (outcome.failure() != null && batchTooLarge(outcome.failure()) && !outcome.rowsMayExist()) {
+					logger.warn("Append to '{}' ({}..{}) was refused as one logged batch ({}); writing its events, "
+							+ "then its tag rows", persistenceId, expected + 1, expected + events.size(),
+							outcome.failure().getMessage());
+					return eventsThenTags(persistenceId, expected, byPartition, tagIndex, tagRows);
+				}
+				return CompletableFuture.completedFuture(outcome);
+			});
+		}
+		return eventsThenTags(persistenceId, expected, byPartition, tagIndex, tagRows);
+	}
+
+	/** The weaker path: the events (one unlogged batch per partition), and only once they are written, the tag rows. */
+	private CompletionStage<RowWrites.Outcome> eventsThenTags(String persistenceId, long expected,
+			Map<Long, List<BatchableStatement<?>>> byPartition, TagPartitions tagIndex, List<TagPartitions.TagRow> tagRows) {
+		return eventWrites(persistenceId, expected, byPartition).run().thenCompose((written) -> {
+			if (written.failure() != null) {
+				return CompletableFuture.completedFuture(written);
+			}
+			Map<String, List<TagPartitions.TagRow>> byTag = new LinkedHashMap<>();
+			for (TagPartitions.TagRow row : tagRows) {
+				byTag.computeIfAbsent(row.tag(), (t) -> new ArrayList<>()).add(row);
+			}
+			RowWrites tags = new RowWrites();
+			for (List<TagPartitions.TagRow> rows : byTag.values()) {
+				// One write per tag (one batch): each has its own outcome.
+				tags.add(true, () -> tagIndex.write(rows));
+			}
+			// The events are written: whatever the tag rows do, rows of the range exist.
+			return tags.run().thenApply((outcome) -> new RowWrites.Outcome(outcome.failure(), true));
+		});
+	}
+
+	private RowWrites eventWrites(String persistenceId, long expected, Map<Long, List<BatchableStatement<?>>> byPartition) {
+		RowWrites writes = new RowWrites();
+		for (List<BatchableStatement<?>> statements : byPartition.values()) {
+			BatchStatementBuilder builder = BatchStatement.builder(BatchType.UNLOGGED);
+			statements.forEach(builder::addStatement);
+			BatchStatement batch = configure(builder);
+			writes.add(true, () -> this.session.executeAsync(batch));
+		}
+		addIdRow(writes, persistenceId, expected);
+		return writes;
+	}
+
+	private void addIdRow(RowWrites writes, String persistenceId, long expected) {
 		if (expected == 0) {
 			// The id row is the same for every append to this persistenceId: left behind, it collides with nothing.
 			BoundStatement idRow = this.statements.insertPersistenceId.bind(
 					PersistenceIdBuckets.bucketOf(persistenceId, this.options.persistenceIdBuckets()), persistenceId);
 			writes.add(false, () -> this.session.executeAsync(idRow));
 		}
-		return writes;
+	}
+
+	private BatchStatement configure(BatchStatementBuilder builder) {
+		return builder.setIdempotence(true)
+			.setConsistencyLevel(this.options.consistency())
+			.setTimeout(this.options.requestTimeout())
+			.build();
+	}
+
+	/**
+	 * An upper estimate of what Cassandra counts against {@code batch_size_fail_threshold}: every bound value
+	 * (keys included, which the server does not count) plus a row overhead.
+	 */
+	static long estimatedBytes(Map<Long, List<BatchableStatement<?>>> byPartition, List<TagPartitions.TagRow> tagRows) {
+		long bytes = 0;
+		for (List<BatchableStatement<?>> statements : byPartition.values()) {
+			for (BatchableStatement<?> statement : statements) {
+				if (statement instanceof BoundStatement bound) {
+					for (int i = 0; i < bound.size(); i++) {
+						ByteBuffer value = bound.getBytesUnsafe(i);
+						bytes += (value != null) ? value.remaining() : 0;
+					}
+				}
+				bytes += ROW_OVERHEAD_BYTES;
+			}
+		}
+		for (TagPartitions.TagRow row : tagRows) {
+			bytes += ROW_OVERHEAD_BYTES + utf8Length(row.payload()) + utf8Length(row.persistenceId()) + 16;
+			for (String tag : row.tags()) {
+				bytes += utf8Length(tag) + 4;
+			}
+			bytes += utf8Length(row.tag());
+		}
+		return bytes;
+	}
+
+	private static long utf8Length(String text) {
+		long length = 0;
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			length += (c < 0x80) ? 1 : (c < 0x800 || Character.isSurrogate(c)) ? 2 : 3;
+		}
+		return length;
+	}
+
+	/** Cassandra's answer to a batch over {@code batch_size_fail_threshold}: "Batch too large". */
+	static boolean batchTooLarge(Throwable failure) {
+		Throwable cause = Errors.unwrap(failure);
+		return cause instanceof InvalidQueryException && cause.getMessage() != null
+				&& cause.getMessage().contains("Batch too large");
 	}
 
 	private static Set<String> allTags(List<EventToAppend> events) {

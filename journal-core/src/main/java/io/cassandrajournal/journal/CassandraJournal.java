@@ -29,8 +29,10 @@ import io.cassandrajournal.serialization.EventSerializer;
  * persistenceId's {@code metadata} row ({@code INSERT ... IF NOT EXISTS} for the first append,
  * {@code UPDATE ... IF max_sequence_nr = ?} after), so of two concurrent writers exactly one wins and the
  * other gets {@link JournalConcurrencyException} with the winner's head. The events then go in one unlogged
- * batch per {@code partition_nr} bucket (and, with the tag index on, one batch per tag). If a batch fails,
- * the claim is released (conditionally on the claimed value) and the same append can be retried.
+ * batch per {@code partition_nr} bucket; with the tag index on, the events and their tag index rows go in one
+ * logged batch, all or nothing (appends too large for one batch: the events, then the tag rows). If a write
+ * certainly failed, the claim is released (conditionally on the claimed value) and the same append can be
+ * retried; if it may have applied, the append fails with {@link JournalWriteUncertainException}.
  * <p>
  * <b>The crash window.</b> A process that dies between claim and batch leaves a gap: the head is above
  * the highest stored event. {@link #checkConsistency(String)} reports it; replays skip it and the next

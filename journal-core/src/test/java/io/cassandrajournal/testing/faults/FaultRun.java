@@ -278,6 +278,9 @@ public final class FaultRun {
 			}
 			plan.disarm();
 			HistoryChecker checker = new HistoryChecker(this.session, this.options, this.serializer, this.history);
+			// Logged batches cut off by a fault are completed by the batch log's replay: before the check and the
+			// projection's catch-up (finding 5).
+			checker.awaitBatchLogReplayed(Duration.ofSeconds(60));
 			awaitProjection(accounts, checker);
 			List<AttemptRecordingJournal.LostClaim> lostClaims = new ArrayList<>(journalA.lostClaims());
 			lostClaims.addAll(journalB.lostClaims());
