@@ -42,6 +42,46 @@ final class TagIndexReader implements TagEventReader {
 			.thenApply((ignored) -> merge(filter, after, reads.stream().map(CompletableFuture::join).toList(), limit));
 	}
 
+	/** One index row that matched the filter. */
+	@FunctionalInterface
+	interface MatchConsumer {
+
+		void accept(TagOffset offset, java.util.Set<String> tags, String payload);
+
+	}
+
+	/**
+	 * @param filter the filter
+	 * @return whether {@link #forEach} can walk it: it reads one tag's partitions ({@code all} tags, or a
+	 * single {@code any} tag)
+	 */
+	boolean streams(TagFilter filter) {
+		return !filter.allTags().isEmpty() || filter.anyTags().size() == 1;
+	}
+
+	/**
+	 * Visits every matching event after an offset up to an upper time stamp, in offset order, streaming the
+	 * walked tag's rows (see {@link TagPartitions#forEachRow}) rather than a fresh bounded read per page.
+	 * @param filter a filter that {@link #streams}
+	 * @param after the offset to start after
+	 * @param upperTimestamp the newest time stamp to read
+	 * @param consumer called once per matching row
+	 * @return the offset of the last examined row (matching or not), {@code after} if there was none
+	 */
+	CompletionStage<TagOffset> forEach(TagFilter filter, TagOffset after, long upperTimestamp, MatchConsumer consumer) {
+		String tag = filter.allTags().isEmpty() ? filter.anyTags().iterator().next() : filter.allTags().iterator().next();
+		TagOffset[] last = { after };
+		return this.partitions.forEachRow(tag, after, upperTimestamp, (row) -> {
+			TagOffset offset = new TagOffset(row.getLong(0), row.getString(1), row.getLong(2));
+			last[0] = offset;
+			java.util.Set<String> tags = row.getSet(4, String.class);
+			if (filter.matches(tags)) {
+				String payload = row.getString(3);
+				consumer.accept(offset, tags, (payload != null) ? payload : "null");
+			}
+		}).thenApply((ignored) -> last[0]);
+	}
+
 	private EventsPage<String> merge(TagFilter filter, TagOffset after, List<List<Row>> streams, int limit) {
 		if (streams.size() == 1) {
 			return single(filter, after, streams.get(0), limit);
