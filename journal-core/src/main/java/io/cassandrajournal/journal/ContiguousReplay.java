@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.internal.AsyncPaging;
+import io.cassandrajournal.internal.RowValues;
 import io.cassandrajournal.internal.WarnOnce;
 import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
 
@@ -138,10 +139,10 @@ final class ContiguousReplay {
 
 		/** @return false to stop before this row: a missing number below it is still in flight */
 		private boolean accept(Row row) {
-			long sequenceNr = row.getLong("sequence_nr");
+			long sequenceNr = RowValues.bigint(row, 0);
 			if (sequenceNr > this.next) {
 				// Missing in the middle: claimed no later than this event, stamped at its claim.
-				if (inFlight(this.next, row.getLong("timestamp"))) {
+				if (inFlight(this.next, RowValues.bigint(row, 1))) {
 					return false;
 				}
 				stepOver(sequenceNr - 1);

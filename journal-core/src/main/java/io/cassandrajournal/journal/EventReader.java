@@ -17,6 +17,7 @@ import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.JournalSerializationException;
 import io.cassandrajournal.internal.AsyncPaging;
 import io.cassandrajournal.internal.JournalStatements;
+import io.cassandrajournal.internal.RowValues;
 import io.cassandrajournal.serialization.EventSerializer;
 
 /**
@@ -130,12 +131,11 @@ final class EventReader {
 	}
 
 	/**
-	 * @param row a row of {@code selectEvents}: sequence_nr, timestamp, payload, tags (read by position: the
-	 * name lookup per column showed in the replay's profile)
+	 * @param row a row of {@code selectEvents}: sequence_nr, timestamp, payload, tags (read by position)
 	 */
 	<E> PersistentEvent<E> toEvent(String persistenceId, Row row, Class<E> type) {
-		long sequenceNr = row.getLong(0);
-		String payload = row.getString(2);
+		long sequenceNr = RowValues.bigint(row, 0);
+		String payload = RowValues.text(row, 2);
 		E value;
 		try {
 			@SuppressWarnings("unchecked")
@@ -146,8 +146,8 @@ final class EventReader {
 			throw new JournalSerializationException("Event " + persistenceId + "#" + sequenceNr + ": " + ex.getMessage(),
 					ex);
 		}
-		return new PersistentEvent<>(persistenceId, sequenceNr, Instant.ofEpochMilli(row.getLong(1)),
-				row.getSet(3, String.class), value);
+		return new PersistentEvent<>(persistenceId, sequenceNr, Instant.ofEpochMilli(RowValues.bigint(row, 1)),
+				RowValues.textSet(row, 3), value);
 	}
 
 }

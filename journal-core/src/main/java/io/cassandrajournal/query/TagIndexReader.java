@@ -12,6 +12,7 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.Row;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.internal.RowValues;
 import io.cassandrajournal.internal.TagPartitions;
 import io.cassandrajournal.journal.PersistentEvent;
 
@@ -72,11 +73,11 @@ final class TagIndexReader implements TagEventReader {
 		String tag = filter.allTags().isEmpty() ? filter.anyTags().iterator().next() : filter.allTags().iterator().next();
 		TagOffset[] last = { after };
 		return this.partitions.forEachRow(tag, after, upperTimestamp, (row) -> {
-			TagOffset offset = new TagOffset(row.getLong(0), row.getString(1), row.getLong(2));
+			TagOffset offset = offsetOf(row);
 			last[0] = offset;
-			java.util.Set<String> tags = row.getSet(4, String.class);
+			java.util.Set<String> tags = RowValues.textSet(row, 4);
 			if (filter.matches(tags)) {
-				String payload = row.getString(3);
+				String payload = RowValues.text(row, 3);
 				consumer.accept(offset, tags, (payload != null) ? payload : "null");
 			}
 		}).thenApply((ignored) -> last[0]);
@@ -112,9 +113,9 @@ final class TagIndexReader implements TagEventReader {
 		List<TaggedEvent<String>> events = new ArrayList<>();
 		for (Map.Entry<TagOffset, Row> entry : merged.entrySet()) {
 			Row row = entry.getValue();
-			java.util.Set<String> tags = row.getSet("tags", String.class);
+			java.util.Set<String> tags = RowValues.textSet(row, 4);
 			if (filter.matches(tags)) {
-				String payload = row.getString("payload");
+				String payload = RowValues.text(row, 3);
 				events.add(new TaggedEvent<>(entry.getKey(), new PersistentEvent<>(entry.getKey().persistenceId(),
 						entry.getKey().sequenceNr(), Instant.ofEpochMilli(entry.getKey().timestamp()), tags,
 						(payload != null) ? payload : "null")));
@@ -130,9 +131,9 @@ final class TagIndexReader implements TagEventReader {
 		for (Row row : rows) {
 			TagOffset offset = offsetOf(row);
 			resume = offset;
-			java.util.Set<String> tags = row.getSet("tags", String.class);
+			java.util.Set<String> tags = RowValues.textSet(row, 4);
 			if (filter.matches(tags)) {
-				String payload = row.getString("payload");
+				String payload = RowValues.text(row, 3);
 				events.add(new TaggedEvent<>(offset, new PersistentEvent<>(offset.persistenceId(), offset.sequenceNr(),
 						Instant.ofEpochMilli(offset.timestamp()), tags, (payload != null) ? payload : "null")));
 			}
@@ -141,7 +142,8 @@ final class TagIndexReader implements TagEventReader {
 	}
 
 	private static TagOffset offsetOf(Row row) {
-		return new TagOffset(row.getLong("timestamp"), row.getString("persistence_id"), row.getLong("sequence_nr"));
+		// Columns of TagPartitions.COLUMNS: timestamp, persistence_id, sequence_nr, payload, tags.
+		return new TagOffset(RowValues.bigint(row, 0), RowValues.text(row, 1), RowValues.bigint(row, 2));
 	}
 
 }
