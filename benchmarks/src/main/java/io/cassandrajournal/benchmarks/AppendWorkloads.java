@@ -69,40 +69,85 @@ final class AppendWorkloads {
 		return appends / (nanos / 1e9);
 	}
 
+	/** What the raw side sends per append. */
+	enum RawWrite {
+
+		/** LWT claim, then the events batch (and the id row for a new persistenceId): as ours with LWT. */
+		LWT,
+
+		/**
+		 * As ours without LWT: the head read on a persistenceId's first append, then the events batch carrying
+		 * the head update (and the id row).
+		 */
+		WITH_HEAD,
+
+		/** The cheapest possible write: the events batch alone (and the id row). */
+		BATCH_ONLY
+
+	}
+
 	/** @return appends per second */
-	double raw(boolean lightweightTransactions, int appends, int pids, int eventsPerAppend, int inFlight) {
+	double raw(RawWrite kind, int appends, int pids, int eventsPerAppend, int inFlight) {
 		String prefix = "raw-" + (this.run++) + "-";
 		AtomicLongArray heads = new AtomicLongArray(pids);
 		PerKeyOrder order = new PerKeyOrder(pids);
 		long nanos = Bench.run(appends, inFlight, (i) -> {
 			int p = i % pids;
 			long expected = heads.getAndAdd(p, eventsPerAppend);
-			return order.after(p, () -> lightweightTransactions ? this.raw.append(prefix + p, expected, eventsPerAppend)
-					: this.raw.write(prefix + p, expected, eventsPerAppend, System.currentTimeMillis()));
+			return order.after(p, () -> switch (kind) {
+				case LWT -> this.raw.append(prefix + p, expected, eventsPerAppend);
+				case WITH_HEAD -> this.raw.writeWithHead(prefix + p, expected, eventsPerAppend, System.currentTimeMillis());
+				case BATCH_ONLY -> this.raw.write(prefix + p, expected, eventsPerAppend, System.currentTimeMillis());
+			});
 		});
 		return appends / (nanos / 1e9);
 	}
 
-	Result throughput(String name, boolean lightweightTransactions, int eventsPerAppend, int appends) {
+	Result throughput(String name, int eventsPerAppend, int appends) {
 		List<Double> ours = new ArrayList<>();
 		List<Double> raws = new ArrayList<>();
-		CassandraJournal journal = lightweightTransactions ? this.lwt : this.noLwt;
 		int pids = this.bench.sizes().persistenceIds();
 		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
 			// Alternate which side goes first, so neither always meets a fresher (or busier) node.
 			if (round % 2 == 0) {
-				ours.add(ours(journal, appends, pids, eventsPerAppend, 64));
-				raws.add(raw(lightweightTransactions, appends, pids, eventsPerAppend, 64));
+				ours.add(ours(this.lwt, appends, pids, eventsPerAppend, 64));
+				raws.add(raw(RawWrite.LWT, appends, pids, eventsPerAppend, 64));
 			}
 			else {
-				raws.add(raw(lightweightTransactions, appends, pids, eventsPerAppend, 64));
-				ours.add(ours(journal, appends, pids, eventsPerAppend, 64));
+				raws.add(raw(RawWrite.LWT, appends, pids, eventsPerAppend, 64));
+				ours.add(ours(this.lwt, appends, pids, eventsPerAppend, 64));
 			}
 		}
-		String note = lightweightTransactions
-				? "64 in flight over " + pids + " persistenceIds; bounded by Paxos rounds (4 round trips per claim)"
-				: "64 in flight; ours also writes the metadata head (raw: the batch alone)";
-		return new Result(name, "ops/s", Stats.median(ours), Stats.median(raws), null, null, null, null, note);
+		return Result.of(name, "ops/s", ours, raws,
+				"64 in flight over " + pids + " persistenceIds; bounded by Paxos rounds (4 round trips per claim)");
+	}
+
+	/**
+	 * Appends without LWT, one event each, measured three ways in the same rounds (the order rotating): ours,
+	 * the raw driver sending the same requests (head read on a persistenceId's first append, events batch
+	 * carrying the head), and the cheapest possible raw write (the events batch alone).
+	 * @return {@code append-nolwt-1} (ours against the same requests: our overhead) and
+	 * {@code append-nolwt-1-cheapest} (ours against the batch alone: the price of keeping the head)
+	 */
+	List<Result> throughputWithoutLwt(int appends) {
+		List<Double> ours = new ArrayList<>();
+		List<Double> sameRequests = new ArrayList<>();
+		List<Double> batchOnly = new ArrayList<>();
+		int pids = this.bench.sizes().persistenceIds();
+		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
+			for (int side = 0; side < 3; side++) {
+				switch ((round + side) % 3) {
+					case 0 -> ours.add(ours(this.noLwt, appends, pids, 1, 64));
+					case 1 -> sameRequests.add(raw(RawWrite.WITH_HEAD, appends, pids, 1, 64));
+					default -> batchOnly.add(raw(RawWrite.BATCH_ONLY, appends, pids, 1, 64));
+				}
+			}
+		}
+		return List.of(
+				Result.of("append-nolwt-1", "ops/s", ours, sameRequests, "64 in flight; raw sends what ours sends: "
+						+ "the head read on a persistenceId's first append, the events batch carrying the metadata head"),
+				Result.of("append-nolwt-1-cheapest", "ops/s", ours, batchOnly, "the same rounds' ours against the "
+						+ "cheapest raw write, the events batch alone: the price of keeping the head"));
 	}
 
 	Result latency() {
@@ -163,18 +208,17 @@ final class AppendWorkloads {
 			for (int round = 0; round < this.bench.sizes().rounds(); round++) {
 				if (round % 2 == 0) {
 					ours.add(ours(this.lwt, count, pids, 1, inFlight));
-					raws.add(raw(true, count, pids, 1, inFlight));
+					raws.add(raw(RawWrite.LWT, count, pids, 1, inFlight));
 				}
 				else {
-					raws.add(raw(true, count, pids, 1, inFlight));
+					raws.add(raw(RawWrite.LWT, count, pids, 1, inFlight));
 					ours.add(ours(this.lwt, count, pids, 1, inFlight));
 				}
 			}
-			double o = Stats.median(ours);
-			double r = Stats.median(raws);
-			curve.add(new double[] { inFlight, o, r });
-			results.add(new Result("scaling-" + inFlight, "ops/s", o, r, null, null, null, null,
-					"append-lwt-1 with " + inFlight + " in flight"));
+			Result result = Result.of("scaling-" + inFlight, "ops/s", ours, raws,
+					"append-lwt-1 with " + inFlight + " in flight");
+			curve.add(new double[] { inFlight, result.ours(), result.raw() });
+			results.add(result);
 		}
 		return results;
 	}

@@ -50,6 +50,11 @@ record Bench(CqlSession session, CassandraJournalOptions options, JacksonEventSe
 			return new Sizes(1, 200, 50, 30, 2_000, 2_000, 300, 10, 100);
 		}
 
+		Sizes withRounds(int newRounds) {
+			return new Sizes(newRounds, this.appends, this.persistenceIds, this.latencySamples, this.replayEvents,
+					this.tagEvents, this.projectionEvents, this.endToEndSamples, this.scalingAppends);
+		}
+
 	}
 
 	/**

@@ -23,7 +23,10 @@ import io.cassandrajournal.serialization.JacksonEventSerializer;
  * <p>
  * Arguments: {@code --full} (the default: 3 rounds, sizes from the issue) or {@code --smoke} (seconds);
  * {@code --contact-points host:port[,..]} and {@code --datacenter dc} to use a running cluster instead of
- * starting a node; {@code --output dir} (default {@code benchmarks/results}).
+ * starting a node; {@code --output dir} (default {@code benchmarks/results}); {@code --only group,..} (groups
+ * {@code appends}, {@code reads}, {@code projection}, {@code scaling}) or {@code --workloads name,..} (workload
+ * names as in the table, such as {@code replay-100k,tag-walk}) to run part of it; {@code --rounds n} to change
+ * the number of rounds. A partial run writes {@code partial.json}.
  */
 public final class BenchmarkMain {
 
@@ -33,8 +36,27 @@ public final class BenchmarkMain {
 	private BenchmarkMain() {
 	}
 
+	/** Workload names to run; all (of the selected groups) if null. */
+	private static java.util.@org.jspecify.annotations.Nullable Set<String> workloads;
+
 	private static boolean selected(String group) {
 		return only == null || only.contains(group);
+	}
+
+	/** @return whether any of these workloads of this group runs */
+	private static boolean selected(String group, String... names) {
+		if (!selected(group)) {
+			return false;
+		}
+		if (workloads == null) {
+			return true;
+		}
+		for (String name : names) {
+			if (workloads.contains(name)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	public static void main(String[] arguments) throws Exception {
@@ -45,6 +67,8 @@ public final class BenchmarkMain {
 			.toArray(String[]::new);
 		boolean smoke = false;
 		only = null;
+		workloads = null;
+		int rounds = 0;
 		String contactPoints = null;
 		String datacenter = "datacenter1";
 		Path output = Path.of("benchmarks", "results");
@@ -56,12 +80,15 @@ public final class BenchmarkMain {
 				case "--datacenter" -> datacenter = args[++i];
 				case "--output" -> output = Path.of(args[++i]);
 				case "--only" -> only = java.util.Set.of(args[++i].split(","));
+				case "--workloads" -> workloads = java.util.Set.of(args[++i].split(","));
+				case "--rounds" -> rounds = Integer.parseInt(args[++i]);
 				default -> throw new IllegalArgumentException("Unknown argument " + args[i]
 						+ "; use --full, --smoke, --contact-points host:port, --datacenter dc, --output dir, "
-						+ "--only appends,reads,projection,scaling");
+						+ "--only appends,reads,projection,scaling, --workloads replay-100k,tag-walk,.., --rounds n");
 			}
 		}
-		run(smoke ? Bench.Sizes.smoke() : Bench.Sizes.full(), contactPoints, datacenter, output);
+		Bench.Sizes sizes = smoke ? Bench.Sizes.smoke() : Bench.Sizes.full();
+		run((rounds > 0) ? sizes.withRounds(rounds) : sizes, contactPoints, datacenter, output);
 	}
 
 	static List<Result> run(Bench.Sizes sizes, String contactPoints, String datacenter, Path output) throws Exception {
@@ -97,34 +124,46 @@ public final class BenchmarkMain {
 			AppendWorkloads appends = new AppendWorkloads(bench);
 			// warm-up: JIT and prepared statements on both sides
 			appends.ours(CassandraJournalAccess.lwt(appends), Math.max(200, sizes.appends() / 10), sizes.persistenceIds(), 1, 64);
-			appends.raw(true, Math.max(200, sizes.appends() / 10), sizes.persistenceIds(), 1, 64);
+			appends.raw(AppendWorkloads.RawWrite.LWT, Math.max(200, sizes.appends() / 10), sizes.persistenceIds(), 1, 64);
 
-			if (selected("appends")) {
-				results.add(log(appends.throughput("append-lwt-1", true, 1, sizes.appends())));
-				results.add(log(appends.throughput("append-lwt-10", true, 10, sizes.appends() / 4)));
-				results.add(log(appends.throughput("append-nolwt-1", false, 1, sizes.appends())));
+			if (selected("appends", "append-lwt-1")) {
+				results.add(log(appends.throughput("append-lwt-1", 1, sizes.appends())));
+			}
+			if (selected("appends", "append-lwt-10")) {
+				results.add(log(appends.throughput("append-lwt-10", 10, sizes.appends() / 4)));
+			}
+			if (selected("appends", "append-nolwt-1", "append-nolwt-1-cheapest")) {
+				appends.throughputWithoutLwt(sizes.appends()).forEach((r) -> results.add(log(r)));
+			}
+			if (selected("appends", "append-latency")) {
 				results.add(log(appends.latency()));
 			}
 			ReadWorkloads reads = new ReadWorkloads(bench);
-			if (selected("reads")) {
+			if (selected("reads", "replay-100k")) {
 				results.add(log(reads.replay()));
+			}
+			if (selected("reads", "tag-walk")) {
 				results.add(log(reads.tagWalk()));
+			}
+			if (selected("reads", "tag-walk-bucketed")) {
 				results.add(log(reads.tagWalkBucketed()));
 			}
 			ProjectionWorkloads projections = new ProjectionWorkloads(bench, reads);
 			List<Histogram> e2e = new ArrayList<>();
-			if (selected("projection")) {
+			if (selected("projection", "projection")) {
 				results.add(log(projections.throughput()));
+			}
+			if (selected("projection", "end-to-end-push", "end-to-end-poll")) {
 				projections.endToEnd(e2e).forEach((r) -> results.add(log(r)));
 			}
 			List<double[]> curve = new ArrayList<>();
-			if (selected("scaling")) {
+			if (selected("scaling", "scaling")) {
 				appends.scaling(curve).forEach((r) -> results.add(log(r)));
 			}
 
 			Map<String, Object> environment = new LinkedHashMap<>();
 			environment.put("date", Instant.now().toString());
-			environment.put("mode", (sizes.rounds() == 1) ? "smoke" : "full");
+			environment.put("mode", (sizes.tagEvents() < Bench.Sizes.full().tagEvents()) ? "smoke" : "full");
 			environment.put("rounds", sizes.rounds());
 			environment.put("protocol_version", session.getContext().getProtocolVersion().toString());
 			environment.put("consistency", options.consistency().toString());
@@ -137,9 +176,14 @@ public final class BenchmarkMain {
 			System.out.println();
 			System.out.println(Report.table(results));
 			System.out.println("environment: " + environment);
-			if (only != null) {
+			if (only != null || workloads != null) {
 				// A partial run: its figures go to a file of their own, the charts stay those of the last full run.
-				environment.put("only", String.join(",", only));
+				if (only != null) {
+					environment.put("only", String.join(",", only));
+				}
+				if (workloads != null) {
+					environment.put("workloads", String.join(",", workloads));
+				}
 				Report.writeJson(output.resolve("partial.json"), results, environment);
 				System.out.println("wrote " + output.resolve("partial.json").toAbsolutePath());
 				return results;

@@ -33,6 +33,10 @@ final class RawJournal {
 
 	private final PreparedStatement insertId;
 
+	private final PreparedStatement setHead;
+
+	private final PreparedStatement selectHead;
+
 	RawJournal(CqlSession session, CassandraJournalOptions options) {
 		this.session = session;
 		this.options = options;
@@ -44,6 +48,10 @@ final class RawJournal {
 		this.insertEvent = prepare("INSERT INTO " + ks + ".events (persistence_id, partition_nr, sequence_nr, timestamp, "
 				+ "payload, tags) VALUES (?, ?, ?, ?, ?, ?)", true);
 		this.insertId = prepare("INSERT INTO " + ks + ".all_persistence_ids (tag, persistence_id) VALUES (?, ?)", true);
+		this.setHead = prepare("UPDATE " + ks + ".metadata SET max_sequence_nr = ?, updated_at = ? WHERE persistence_id = ?",
+				true);
+		this.selectHead = prepare("SELECT max_sequence_nr, updated_at FROM " + ks + ".metadata WHERE persistence_id = ?",
+				true);
 	}
 
 	private PreparedStatement prepare(String cql, boolean idempotent) {
@@ -62,13 +70,35 @@ final class RawJournal {
 		return claim.thenCompose((rs) -> write(pid, expected, events, now));
 	}
 
-	/** The unlogged batch alone (the no-LWT workload's raw side). */
+	/**
+	 * What the journal sends for an append without LWT: the head read the first time it appends to a
+	 * persistenceId (later it trusts the head it wrote), then the unlogged events batch carrying the head
+	 * update (and the id row for a new persistenceId).
+	 */
+	CompletionStage<Void> writeWithHead(String pid, long expected, int events, long now) {
+		if (expected != 0) {
+			return write(pid, expected, events, now, true);
+		}
+		return this.session.executeAsync(this.selectHead.bind(pid)).thenCompose((rs) -> {
+			rs.one();
+			return write(pid, expected, events, now, true);
+		});
+	}
+
+	/** The unlogged events batch alone (and the id row for a new persistenceId): the cheapest possible write. */
 	CompletionStage<Void> write(String pid, long expected, int events, long now) {
+		return write(pid, expected, events, now, false);
+	}
+
+	private CompletionStage<Void> write(String pid, long expected, int events, long now, boolean head) {
 		BatchStatementBuilder batch = BatchStatement.builder(BatchType.UNLOGGED);
 		for (int i = 1; i <= events; i++) {
 			long seq = expected + i;
 			batch.addStatement(this.insertEvent.bind(pid, (seq - 1) / this.options.partitionSize(), seq, now, Bench.PAYLOAD,
 					Set.<String>of()));
+		}
+		if (head) {
+			batch.addStatement(this.setHead.bind(expected + events, now, pid));
 		}
 		List<CompletableFuture<?>> writes = new ArrayList<>();
 		writes.add(this.session.executeAsync(batch.setIdempotence(true).setConsistencyLevel(this.options.consistency()).build())
@@ -77,6 +107,14 @@ final class RawJournal {
 			writes.add(this.session.executeAsync(this.insertId.bind("_all", pid)).toCompletableFuture());
 		}
 		return Bench.allOf(writes);
+	}
+
+	/** The head read a replay starts with. */
+	CompletionStage<Long> head(String pid) {
+		return this.session.executeAsync(this.selectHead.bind(pid)).thenApply((rs) -> {
+			com.datastax.oss.driver.api.core.cql.Row row = rs.one();
+			return (row != null) ? row.getLong(0) : 0L;
+		});
 	}
 
 }

@@ -52,6 +52,12 @@ final class Report {
 				row.put("raw_p50_ms", round(r.rawP50Ms()));
 				row.put("raw_p99_ms", round(r.rawP99Ms()));
 			}
+			if (!r.oursRounds().isEmpty()) {
+				// The spread: min / median / max over the rounds, each side.
+				row.put("ours_min_median_max", spread(r.oursRounds()));
+				row.put("raw_min_median_max", spread(r.rawRounds()));
+				row.put("rounds", r.oursRounds().size());
+			}
 			row.put("note", r.note());
 			rows.add(row);
 		}
@@ -65,6 +71,11 @@ final class Report {
 		Files.createDirectories(file.getParent());
 		JsonMapper mapper = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 		Files.writeString(file, mapper.writeValueAsString(rows));
+	}
+
+	private static List<Double> spread(List<Double> rounds) {
+		return List.of(round(java.util.Collections.min(rounds)), round(Stats.median(rounds)),
+				round(java.util.Collections.max(rounds)));
 	}
 
 	static double usedHeapMb() {

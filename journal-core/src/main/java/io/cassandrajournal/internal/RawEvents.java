@@ -21,12 +21,29 @@ public final class RawEvents {
 		if (type == String.class) {
 			return (PersistentEvent<E>) raw;
 		}
+		return raw.withPayload(payload(raw.persistenceId(), raw.sequenceNr(), raw.payload(), serializer, type));
+	}
+
+	/**
+	 * @param persistenceId the event's persistenceId, for the message
+	 * @param sequenceNr the event's sequence number, for the message
+	 * @param payload the stored JSON text
+	 * @param serializer the serializer
+	 * @param type the payload type; {@code String.class} keeps the stored JSON text as it is
+	 * @return the payload
+	 */
+	@SuppressWarnings("unchecked")
+	public static <E> E payload(String persistenceId, long sequenceNr, String payload, EventSerializer serializer,
+			Class<E> type) {
+		if (type == String.class) {
+			return (E) payload;
+		}
 		try {
-			return raw.withPayload(serializer.deserialize(raw.payload(), type));
+			return serializer.deserialize(payload, type);
 		}
 		catch (JournalSerializationException ex) {
-			throw new JournalSerializationException(
-					"Event " + raw.persistenceId() + "#" + raw.sequenceNr() + ": " + ex.getMessage(), ex);
+			throw new JournalSerializationException("Event " + persistenceId + "#" + sequenceNr + ": " + ex.getMessage(),
+					ex);
 		}
 	}
 

@@ -95,6 +95,19 @@ public abstract class TagPartitions {
 	 */
 	public abstract CompletionStage<List<Row>> rows(String tag, TagOffset after, long upperTimestamp, int limit);
 
+	/**
+	 * Visits every row of one tag after an offset, in offset order, as one streamed read per partition that
+	 * follows the driver's paging state (not a fresh query per page), the next page read while the current
+	 * one is delivered (see {@link AsyncPaging}): for walking a tag to its end in one go.
+	 * @param tag the tag
+	 * @param after the offset to read after
+	 * @param upperTimestamp the newest time stamp to read
+	 * @param action called once per row ({@link #COLUMNS}, in that order)
+	 * @return completes after the last row
+	 */
+	public abstract CompletionStage<Void> forEachRow(String tag, TagOffset after, long upperTimestamp,
+			java.util.function.Consumer<Row> action);
+
 	CompletionStage<Void> executeBatches(Map<?, BatchStatementBuilder> batches) {
 		List<CompletableFuture<?>> writes = new ArrayList<>(batches.size());
 		for (BatchStatementBuilder batch : batches.values()) {
@@ -156,6 +169,14 @@ public abstract class TagPartitions {
 		public CompletionStage<List<Row>> rows(String tag, TagOffset after, long upperTimestamp, int limit) {
 			return collect(this.session.executeAsync(this.page.bind(tag, after.timestamp(), after.persistenceId(),
 					after.sequenceNr(), upperTimestamp, limit)), new ArrayList<>(Math.min(limit, 1024)));
+		}
+
+		@Override
+		public CompletionStage<Void> forEachRow(String tag, TagOffset after, long upperTimestamp,
+				java.util.function.Consumer<Row> action) {
+			// No LIMIT: the driver pages through the range with its paging state.
+			return AsyncPaging.forEachRow(this.session.executeAsync(this.page.bind(tag, after.timestamp(),
+					after.persistenceId(), after.sequenceNr(), upperTimestamp, Integer.MAX_VALUE)), action);
 		}
 
 	}
@@ -254,6 +275,34 @@ public abstract class TagPartitions {
 			List<Row> into = new ArrayList<>(Math.min(limit, 1024));
 			return walk(tag, after, this.bucketing.bucketOf(after.timestamp()), this.bucketing.bucketOf(upperTimestamp),
 					upperTimestamp, limit, into).thenApply((ignored) -> into);
+		}
+
+		@Override
+		public CompletionStage<Void> forEachRow(String tag, TagOffset after, long upperTimestamp,
+				java.util.function.Consumer<Row> action) {
+			return stream(tag, after, this.bucketing.bucketOf(after.timestamp()), this.bucketing.bucketOf(upperTimestamp),
+					upperTimestamp, action);
+		}
+
+		/**
+		 * Lists up to {@link #BUCKETS_PER_READ} buckets, streams them one after the other (the next bucket's read
+		 * starts when the previous one's last page arrives), then lists the next ones.
+		 */
+		private CompletionStage<Void> stream(String tag, TagOffset after, long fromBucket, long toBucket, long upper,
+				java.util.function.Consumer<Row> action) {
+			if (fromBucket > toBucket) {
+				return CompletableFuture.completedFuture(null);
+			}
+			List<Long> listed = new ArrayList<>(BUCKETS_PER_READ);
+			return AsyncPaging.forEachRow(this.session.executeAsync(this.buckets.bind(tag, fromBucket, toBucket)),
+					(row) -> listed.add(row.getLong(0)))
+				.thenCompose((ignored) -> AsyncPaging.forEachRow(listed.stream()
+					.<java.util.function.Supplier<CompletionStage<AsyncResultSet>>>map((bucket) -> () -> this.session
+						.executeAsync(this.page.bind(tag, bucket, after.timestamp(), after.persistenceId(),
+								after.sequenceNr(), upper, Integer.MAX_VALUE)))
+					.iterator(), action))
+				.thenCompose((ignored) -> (listed.size() < BUCKETS_PER_READ) ? CompletableFuture.<Void>completedFuture(null)
+						: stream(tag, after, listed.get(listed.size() - 1) + 1, toBucket, upper, action));
 		}
 
 		private CompletionStage<Void> walk(String tag, TagOffset after, long fromBucket, long toBucket, long upper,

@@ -7,15 +7,14 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
-import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.Row;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.CassandraJournalOptions;
-import io.cassandrajournal.internal.JournalStatements;
+import io.cassandrajournal.internal.AsyncPaging;
+import io.cassandrajournal.internal.RowValues;
 import io.cassandrajournal.internal.WarnOnce;
 import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
 
@@ -40,21 +39,14 @@ final class ContiguousReplay {
 
 	private static final long MAX_BACKOFF_MILLIS = 200;
 
-	private final CqlSession session;
-
 	private final CassandraJournalOptions options;
-
-	private final JournalStatements statements;
 
 	private final EventReader reader;
 
 	private final WarnOnce gapWarnings = new WarnOnce(10_000);
 
-	public ContiguousReplay(CqlSession session, CassandraJournalOptions options, JournalStatements statements,
-			EventReader reader) {
-		this.session = session;
+	public ContiguousReplay(CassandraJournalOptions options, EventReader reader) {
 		this.options = options;
-		this.statements = statements;
 		this.reader = reader;
 	}
 
@@ -134,35 +126,23 @@ final class ContiguousReplay {
 			}, CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS)).thenCompose((ignored) -> round());
 		}
 
-		/** @return whether reading stopped at a missing number that is still in flight */
+		/**
+		 * Reads from {@code partition} to the upper bound's partition, one after the other (each partition's
+		 * read starting when the previous one's last page arrives).
+		 * @return whether reading stopped at a missing number that is still in flight
+		 */
 		private CompletionStage<Boolean> readPartitions(long partition) {
 			long lastPartition = ContiguousReplay.this.reader.partitionOf(this.upper);
-			return forEachRow(ContiguousReplay.this.session.executeAsync(ContiguousReplay.this.statements.selectEvents
-				.bind(this.persistenceId, partition, this.next, this.upper))).thenCompose((stopped) -> {
-					if (stopped || partition >= lastPartition) {
-						return CompletableFuture.completedFuture(stopped);
-					}
-					return readPartitions(partition + 1);
-				});
-		}
-
-		private CompletionStage<Boolean> forEachRow(CompletionStage<AsyncResultSet> pageStage) {
-			return pageStage.thenCompose((page) -> {
-				for (Row row : page.currentPage()) {
-					if (!accept(row)) {
-						return CompletableFuture.completedFuture(true);
-					}
-				}
-				return page.hasMorePages() ? forEachRow(page.fetchNextPage()) : CompletableFuture.completedFuture(false);
-			});
+			return AsyncPaging.forEachRowWhile(ContiguousReplay.this.reader.partitionReads(this.persistenceId, partition,
+					Math.max(partition, lastPartition), this.next, this.upper), this::accept);
 		}
 
 		/** @return false to stop before this row: a missing number below it is still in flight */
 		private boolean accept(Row row) {
-			long sequenceNr = row.getLong("sequence_nr");
+			long sequenceNr = RowValues.bigint(row, 0);
 			if (sequenceNr > this.next) {
 				// Missing in the middle: claimed no later than this event, stamped at its claim.
-				if (inFlight(this.next, row.getLong("timestamp"))) {
+				if (inFlight(this.next, RowValues.bigint(row, 1))) {
 					return false;
 				}
 				stepOver(sequenceNr - 1);

@@ -1,18 +1,23 @@
 package io.cassandrajournal.journal;
 
 import java.time.Instant;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.Row;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.JournalSerializationException;
 import io.cassandrajournal.internal.AsyncPaging;
 import io.cassandrajournal.internal.JournalStatements;
+import io.cassandrajournal.internal.RowValues;
 import io.cassandrajournal.serialization.EventSerializer;
 
 /**
@@ -83,32 +88,54 @@ final class EventReader {
 			}
 			long firstPartition = partitionOf(from);
 			long lastPartition = partitionOf(upper);
-			return readPartitions(persistenceId, firstPartition, lastPartition, from, upper, (row) -> {
-				PersistentEvent<E> event = toEvent(persistenceId, row, type);
-				last.set(event.sequenceNr());
-				consumer.accept(event);
-			}).thenApply((ignored) -> last.get());
+			return AsyncPaging.forEachRow(partitionReads(persistenceId, firstPartition, lastPartition, from, upper),
+					(row) -> {
+						PersistentEvent<E> event = toEvent(persistenceId, row, type);
+						last.set(event.sequenceNr());
+						consumer.accept(event);
+					})
+				.thenApply((ignored) -> last.get());
 		});
 	}
 
-	private CompletionStage<Void> readPartitions(String persistenceId, long partition, long lastPartition, long from,
-			long to, Consumer<Row> action) {
-		CompletionStage<Void> current = AsyncPaging.forEachRow(
-				this.session.executeAsync(this.statements.selectEvents.bind(persistenceId, partition, from, to)), action);
-		if (partition == lastPartition) {
-			return current;
-		}
-		return current.thenCompose((ignored) -> readPartitions(persistenceId, partition + 1, lastPartition, from, to,
-				action));
+	/**
+	 * The reads of partitions {@code first} to {@code last}, in order, each started only when asked for (so the
+	 * walk starts the next partition's read when the previous one's last page arrives).
+	 */
+	Iterator<Supplier<CompletionStage<AsyncResultSet>>> partitionReads(String persistenceId, long first, long last,
+			long from, long to) {
+		return new Iterator<>() {
+
+			private long partition = first;
+
+			@Override
+			public boolean hasNext() {
+				return this.partition <= last;
+			}
+
+			@Override
+			public Supplier<CompletionStage<AsyncResultSet>> next() {
+				if (!hasNext()) {
+					throw new NoSuchElementException();
+				}
+				long read = this.partition++;
+				return () -> EventReader.this.session
+					.executeAsync(EventReader.this.statements.selectEvents.bind(persistenceId, read, from, to));
+			}
+
+		};
 	}
 
 	public long partitionOf(long sequenceNr) {
 		return (sequenceNr - 1) / this.options.partitionSize();
 	}
 
+	/**
+	 * @param row a row of {@code selectEvents}: sequence_nr, timestamp, payload, tags (read by position)
+	 */
 	<E> PersistentEvent<E> toEvent(String persistenceId, Row row, Class<E> type) {
-		long sequenceNr = row.getLong("sequence_nr");
-		String payload = row.getString("payload");
+		long sequenceNr = RowValues.bigint(row, 0);
+		String payload = RowValues.text(row, 2);
 		E value;
 		try {
 			@SuppressWarnings("unchecked")
@@ -119,8 +146,8 @@ final class EventReader {
 			throw new JournalSerializationException("Event " + persistenceId + "#" + sequenceNr + ": " + ex.getMessage(),
 					ex);
 		}
-		return new PersistentEvent<>(persistenceId, sequenceNr, Instant.ofEpochMilli(row.getLong("timestamp")),
-				row.getSet("tags", String.class), value);
+		return new PersistentEvent<>(persistenceId, sequenceNr, Instant.ofEpochMilli(RowValues.bigint(row, 1)),
+				RowValues.textSet(row, 3), value);
 	}
 
 }

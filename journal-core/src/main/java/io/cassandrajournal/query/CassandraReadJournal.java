@@ -1,5 +1,6 @@
 package io.cassandrajournal.query;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -16,6 +17,7 @@ import io.cassandrajournal.internal.JournalTables;
 import io.cassandrajournal.internal.RawEvents;
 import io.cassandrajournal.internal.SchemaManager;
 import io.cassandrajournal.journal.Journal;
+import io.cassandrajournal.journal.PersistentEvent;
 import io.cassandrajournal.serialization.EventSerializer;
 
 /**
@@ -117,8 +119,10 @@ public final class CassandraReadJournal implements ReadJournal {
 	}
 
 	/**
-	 * Visits every event matching a filter after an offset and stamped up to the moment of the call, page by
-	 * page (the finite "current" form).
+	 * Visits every event matching a filter after an offset and stamped up to the moment of the call (the finite
+	 * "current" form). A filter read from one tag's index partitions ({@code all} tags, or one {@code any} tag) is
+	 * streamed: one read per partition following the driver's paging state, the next page fetched while the
+	 * current one is delivered (two pages in memory); other filters are read page by page.
 	 * @param <E> the payload type
 	 * @param filter the filter
 	 * @param after where to start
@@ -136,6 +140,14 @@ public final class CassandraReadJournal implements ReadJournal {
 			return CompletableFuture.failedFuture(ex);
 		}
 		long upper = this.clock.millis();
+		if (reader == this.tagReader && this.tagReader.streams(filter)) {
+			// One tag's partitions: one streamed read each, following the driver's paging state.
+			return Errors.translating(this.tagReader.forEach(filter, after, upper, (offset, tags, payload) -> consumer
+				.accept(new TaggedEvent<>(offset, new PersistentEvent<>(offset.persistenceId(), offset.sequenceNr(),
+						Instant.ofEpochMilli(offset.timestamp()), tags, RawEvents.payload(offset.persistenceId(),
+								offset.sequenceNr(), payload, this.serializer, type))))),
+					"Tag query", filter.canonical());
+		}
 		return Errors.translating(walk(reader, filter, after, upper, type, consumer), "Tag query", filter.canonical());
 	}
 

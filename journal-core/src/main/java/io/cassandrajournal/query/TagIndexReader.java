@@ -12,6 +12,7 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.Row;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.internal.RowValues;
 import io.cassandrajournal.internal.TagPartitions;
 import io.cassandrajournal.journal.PersistentEvent;
 
@@ -40,6 +41,46 @@ final class TagIndexReader implements TagEventReader {
 		}
 		return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
 			.thenApply((ignored) -> merge(filter, after, reads.stream().map(CompletableFuture::join).toList(), limit));
+	}
+
+	/** One index row that matched the filter. */
+	@FunctionalInterface
+	interface MatchConsumer {
+
+		void accept(TagOffset offset, java.util.Set<String> tags, String payload);
+
+	}
+
+	/**
+	 * @param filter the filter
+	 * @return whether {@link #forEach} can walk it: it reads one tag's partitions ({@code all} tags, or a
+	 * single {@code any} tag)
+	 */
+	boolean streams(TagFilter filter) {
+		return !filter.allTags().isEmpty() || filter.anyTags().size() == 1;
+	}
+
+	/**
+	 * Visits every matching event after an offset up to an upper time stamp, in offset order, streaming the
+	 * walked tag's rows (see {@link TagPartitions#forEachRow}) rather than a fresh bounded read per page.
+	 * @param filter a filter that {@link #streams}
+	 * @param after the offset to start after
+	 * @param upperTimestamp the newest time stamp to read
+	 * @param consumer called once per matching row
+	 * @return the offset of the last examined row (matching or not), {@code after} if there was none
+	 */
+	CompletionStage<TagOffset> forEach(TagFilter filter, TagOffset after, long upperTimestamp, MatchConsumer consumer) {
+		String tag = filter.allTags().isEmpty() ? filter.anyTags().iterator().next() : filter.allTags().iterator().next();
+		TagOffset[] last = { after };
+		return this.partitions.forEachRow(tag, after, upperTimestamp, (row) -> {
+			TagOffset offset = offsetOf(row);
+			last[0] = offset;
+			java.util.Set<String> tags = RowValues.textSet(row, 4);
+			if (filter.matches(tags)) {
+				String payload = RowValues.text(row, 3);
+				consumer.accept(offset, tags, (payload != null) ? payload : "null");
+			}
+		}).thenApply((ignored) -> last[0]);
 	}
 
 	private EventsPage<String> merge(TagFilter filter, TagOffset after, List<List<Row>> streams, int limit) {
@@ -72,9 +113,9 @@ final class TagIndexReader implements TagEventReader {
 		List<TaggedEvent<String>> events = new ArrayList<>();
 		for (Map.Entry<TagOffset, Row> entry : merged.entrySet()) {
 			Row row = entry.getValue();
-			java.util.Set<String> tags = row.getSet("tags", String.class);
+			java.util.Set<String> tags = RowValues.textSet(row, 4);
 			if (filter.matches(tags)) {
-				String payload = row.getString("payload");
+				String payload = RowValues.text(row, 3);
 				events.add(new TaggedEvent<>(entry.getKey(), new PersistentEvent<>(entry.getKey().persistenceId(),
 						entry.getKey().sequenceNr(), Instant.ofEpochMilli(entry.getKey().timestamp()), tags,
 						(payload != null) ? payload : "null")));
@@ -90,9 +131,9 @@ final class TagIndexReader implements TagEventReader {
 		for (Row row : rows) {
 			TagOffset offset = offsetOf(row);
 			resume = offset;
-			java.util.Set<String> tags = row.getSet("tags", String.class);
+			java.util.Set<String> tags = RowValues.textSet(row, 4);
 			if (filter.matches(tags)) {
-				String payload = row.getString("payload");
+				String payload = RowValues.text(row, 3);
 				events.add(new TaggedEvent<>(offset, new PersistentEvent<>(offset.persistenceId(), offset.sequenceNr(),
 						Instant.ofEpochMilli(offset.timestamp()), tags, (payload != null) ? payload : "null")));
 			}
@@ -101,7 +142,8 @@ final class TagIndexReader implements TagEventReader {
 	}
 
 	private static TagOffset offsetOf(Row row) {
-		return new TagOffset(row.getLong("timestamp"), row.getString("persistence_id"), row.getLong("sequence_nr"));
+		// Columns of TagPartitions.COLUMNS: timestamp, persistence_id, sequence_nr, payload, tags.
+		return new TagOffset(RowValues.bigint(row, 0), RowValues.text(row, 1), RowValues.bigint(row, 2));
 	}
 
 }

@@ -151,6 +151,70 @@ class ReadsPageToTheEndIT {
 		assertThat(page.caughtUp()).isFalse();
 	}
 
+	/**
+	 * A walk to the end streams each walked partition with the driver's paging state and prefetches the next
+	 * page: it must visit exactly what the page-by-page reads show, from the start and from a middle offset,
+	 * across more buckets than one bucket listing holds (64), with rows refined away by the filter.
+	 */
+	@Test
+	void aStreamedWalkVisitsExactlyWhatThePagedReadsShowInBothLayouts() {
+		for (TagBucketing bucketing : List.of(TagBucketing.NONE, TagBucketing.MINUTE)) {
+			// Own events tables: the keyspace's layout record holds one layout per events table.
+			CassandraJournalOptions layout = this.options.withTagBucketing(bucketing)
+				.withEventsTable("streamed_" + bucketing.name().toLowerCase(java.util.Locale.ROOT));
+			CassandraJournal journal = CassandraJournal.create(this.keyspace.session(), layout,
+					new JacksonEventSerializer());
+			CassandraReadJournal query = CassandraReadJournal.create(journal, this.keyspace.session(), layout,
+					new JacksonEventSerializer());
+			String tag = "streamed-" + bucketing + "-" + System.nanoTime();
+			long[] heads = new long[3];
+			for (int minute = 0; minute < 70; minute++) {
+				this.clock.advance(Duration.ofMinutes(1));
+				int writer = minute % 3;
+				// Every other append also carries the refining tag; the others are walked and refined away.
+				String[] tags = (minute % 2 == 0) ? new String[] { tag, tag + "-also" } : new String[] { tag };
+				heads[writer] = result(journal.append(tag + "-" + writer, heads[writer], tagged(2, tags)))
+					.lastSequenceNr();
+			}
+			TagFilter filter = TagFilter.all(tag, tag + "-also");
+			List<String> paged = walk(query, filter, 7);
+			assertThat(paged).as(bucketing + ": 35 appends of 2 carry both tags").hasSize(70);
+
+			List<String> streamed = new ArrayList<>();
+			TagOffset end = result(query.forEachCurrentEventByTag(filter, TagOffset.START, AccountEvent.class,
+					(e) -> streamed.add(e.event().persistenceId() + "#" + e.event().sequenceNr())));
+			assertThat(streamed).as(bucketing + ": streamed from the start").containsExactlyElementsOf(paged);
+			// The last examined row is the last append's second event (minute 69 is odd: refined away).
+			assertThat(end.persistenceId() + "#" + end.sequenceNr()).as(bucketing + ": offset after the walk")
+				.isEqualTo(tag + "-0#" + heads[0]);
+
+			EventsPage<AccountEvent> first = result(query.currentEventsByTag(filter, TagOffset.START, 31,
+					AccountEvent.class));
+			List<String> rest = new ArrayList<>();
+			result(query.forEachCurrentEventByTag(filter, first.resumeAfter(), AccountEvent.class,
+					(e) -> rest.add(e.event().persistenceId() + "#" + e.event().sequenceNr())));
+			List<String> expectedRest = paged.subList(first.events().size(), paged.size());
+			assertThat(rest).as(bucketing + ": streamed from a middle offset").containsExactlyElementsOf(expectedRest);
+		}
+	}
+
+	@Test
+	void aReplayAcrossPartitionsReadsEveryEventInOrder() {
+		CassandraJournalOptions small = this.options.withPartitionSize(7).withEventsTable("small_partitions");
+		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(), small, new JacksonEventSerializer());
+		String pid = "replay-" + System.nanoTime();
+		result(journal.append(pid, 0, tagged(40)));
+		List<Long> seen = new ArrayList<>();
+		long last = result(journal.replay(pid, 3, 38, AccountEvent.class, (e) -> seen.add(e.sequenceNr())));
+		assertThat(last).isEqualTo(38);
+		assertThat(seen).as("6 partitions of 7, driver pages of 5").hasSize(36).isSorted().startsWith(3L).endsWith(38L);
+		List<Long> contiguous = new ArrayList<>();
+		io.cassandrajournal.journal.ReplayResult replayed = result(journal.replayContiguous(pid, 1, Long.MAX_VALUE,
+				AccountEvent.class, (e) -> contiguous.add(e.sequenceNr())));
+		assertThat(contiguous).hasSize(40).isSorted();
+		assertThat(replayed.crashGaps()).isEmpty();
+	}
+
 	@Test
 	void persistenceIdPagesAreFullUpToTheirLimit() {
 		String prefix = "ids-" + System.nanoTime() + "-";
