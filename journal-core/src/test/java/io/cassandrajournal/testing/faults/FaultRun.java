@@ -427,6 +427,9 @@ public final class FaultRun {
 			cause = Errors.unwrap(cause.getCause());
 		}
 		this.errors.computeIfAbsent(cause.getClass().getSimpleName(), (name) -> new LongAdder()).increment();
+		if (!(cause instanceof Account.Overdraft)) {
+			this.history.failure(op, cause);
+		}
 		if (cause instanceof Account.Overdraft) {
 			this.history.complete(op, Outcome.REJECTED, 0, 0);
 		}
