@@ -29,7 +29,12 @@ public final class History {
 		/** An account command through an entity repository: deposit. */
 		DEPOSIT,
 		/** An account command through an entity repository: withdrawal, rejected when it would overdraw. */
-		WITHDRAW
+		WITHDRAW,
+		/**
+		 * {@code deleteTo(n)} on a contended entity: n is the expected number; its range holds the lowest and
+		 * highest number a replay returned right after it was acknowledged (0 if it returned none or failed).
+		 */
+		DELETE_TO
 
 	}
 
@@ -286,6 +291,9 @@ public final class History {
 		line.append(" client ").append(client(op)).append(' ').append(kind(op)).append(' ').append(entityName(entityOf(op)));
 		if (kind(op) == OpKind.APPEND) {
 			line.append(" expected ").append(expected(op)).append(" +").append(events(op));
+		}
+		else if (kind(op) == OpKind.DELETE_TO) {
+			line.append(" to ").append(expected(op));
 		}
 		else {
 			line.append(" amount ").append(value(op));
