@@ -169,4 +169,23 @@ class HistoryCheckerTest {
 		assertThat(check(checker).violations()).containsEntry(Rule.SNAPSHOT_FOLD, 1L);
 	}
 
+	@Test
+	void anUnknownAppendWithoutItsTagRowIsCountedAsASplitNotAsMissedByTagProjections() {
+		int unknown = op(OpKind.DEPOSIT, this.account, 0, 1, 5, Outcome.UNKNOWN, 3, 3);
+		HistoryChecker checker = tables(0);
+		checker.addEvent(this.account, 3, new FaultEvent(unknown, 0, 5));
+		deliverEverything();
+		this.byId.deliver("account-0", 3, 5);
+
+		HistoryChecker.Result result = check(checker);
+
+		assertThat(result.violations()).containsEntry(Rule.UNKNOWN_TAG_INDEX_SPLIT, 1L).containsEntry(Rule.PROJECTION, 0L);
+		// The projection by persistenceId reads events: it must still have it.
+		HistoryChecker again = new HistoryChecker(this.history);
+		again.addEvent(this.account, 3, new FaultEvent(unknown, 0, 5));
+		Deliveries byIdWithout = new Deliveries("by-id", Deliveries.Promise.PER_ENTITY_ORDER, (d) -> true, 0);
+		assertThat(again.checkLoaded(List.of(this.account), List.of(byIdWithout), List.of()).violations())
+			.containsEntry(Rule.PROJECTION, 1L);
+	}
+
 }
