@@ -119,7 +119,9 @@ final class AppendWriter {
 		return this.session.executeAsync(statement).handle((rs, error) -> {
 			if (error != null) {
 				// A Paxos round that timed out (on the server or in the driver, after sending) may have applied.
-				if (Errors.unwrap(error) instanceof DriverException && !WriteOutcome.certainlyNotApplied(error)) {
+				// Unavailable and overloaded are no proof for a Paxos round: Cassandra raises them in the commit phase
+				// too, after a quorum accepted the proposal (finding 6 of docs/reliability.md).
+				if (Errors.unwrap(error) instanceof DriverException && !WriteOutcome.paxosRoundCertainlyNotApplied(error)) {
 					return resolveUncertainClaim(persistenceId, expected, claimed, timestamp, error);
 				}
 				return CompletableFuture.<Void>failedFuture(error);
@@ -146,7 +148,9 @@ final class AppendWriter {
 	 * claimed number with our time stamp does not prove the claim is ours: another writer with the same
 	 * expected number, event count and millisecond leaves the same row, and the reference schema holds
 	 * nothing else to tell the two apart. So the claim is never assumed: the append writes nothing and fails
-	 * as having lost (if the claim was ours, its numbers stay a gap, as after a crash).
+	 * as having lost (if the claim was ours, its numbers stay a gap, as after a crash). A head above our claimed
+	 * number may sit on our claim or on another writer's: the append writes nothing and fails as uncertain
+	 * with its range (the claim may hold), never as a plain conflict, which would say nothing of it holds.
 	 */
 	private CompletionStage<Void> resolveUncertainClaim(String persistenceId, long expected, long claimed,
 			long timestamp, Throwable timeout) {
@@ -165,6 +169,12 @@ final class AppendWriter {
 							+ "' failed: its claim of " + (expected + 1) + ".." + claimed + " timed out and did not apply ("
 							+ Errors.unwrap(timeout).getMessage() + "); retrying with the same expected sequence "
 							+ "number is safe", Errors.unwrap(timeout)));
+				}
+				if (head > claimed) {
+					// Another writer claimed above our range: from our claim (then ours held and its numbers are a gap)
+					// or from our expected number (then ours did not apply). Nothing tells the two apart.
+					throw new CompletionException(JournalWriteUncertainException.overtakenClaim(persistenceId,
+							expected + 1, claimed, head, Errors.unwrap(timeout)));
 				}
 				if (head == claimed && row != null && !row.isNull("updated_at") && row.getLong("updated_at") == timestamp) {
 					logger.warn("Claim of {}..{} on '{}' timed out; the head holds that claim with this append's time "

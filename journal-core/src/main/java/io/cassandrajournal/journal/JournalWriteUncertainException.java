@@ -13,8 +13,8 @@ import io.cassandrajournal.JournalUnavailableException;
  * numbers and each (persistenceId, sequenceNr) holds at most one event; a retry with the same expected sequence
  * number then fails with {@link JournalConcurrencyException}. Sequence numbers of the range that hold no event
  * are a gap, as after a crash between claim and events: replays step over it and
- * {@link CassandraJournal#checkConsistency(String)} reports it. Two variants ({@link #unresolvedClaim} and
- * {@link #unreleasedClaim}) mean that nothing of the append was written and the claim <em>may</em> hold: a
+ * {@link CassandraJournal#checkConsistency(String)} reports it. Three variants ({@link #unresolvedClaim},
+ * {@link #overtakenClaim} and {@link #unreleasedClaim}) mean that nothing of the append was written and the claim <em>may</em> hold: a
  * release or claim that timed out may or may not have been applied, so a retry may then also succeed.
  */
 public class JournalWriteUncertainException extends JournalUnavailableException {
@@ -88,6 +88,27 @@ public class JournalWriteUncertainException extends JournalUnavailableException 
 				+ ") and their claim could not be released: nothing of this append was written, but the claim may "
 				+ "hold. Reload before deciding again (a retry with the same expected sequence number fails with a "
 				+ "conflict if the claim held; its numbers are then a gap, as after a crash).", persistenceId,
+				firstSequenceNr, lastSequenceNr, cause);
+	}
+
+	/**
+	 * The append's claim timed out and the head, read to resolve it, was already above the claimed range:
+	 * another writer claimed after it, either on top of this claim (then it held and its numbers are a gap) or
+	 * from the same expected number (then it did not apply). No event of the append was written; the claim may
+	 * hold.
+	 * @param persistenceId the entity appended to
+	 * @param firstSequenceNr the first sequence number of the claimed range
+	 * @param lastSequenceNr the last one
+	 * @param head the head the resolving read found
+	 * @param cause the claim's timeout
+	 * @return the exception
+	 */
+	public static JournalWriteUncertainException overtakenClaim(String persistenceId, long firstSequenceNr,
+			long lastSequenceNr, long head, Throwable cause) {
+		return new JournalWriteUncertainException("The claim of sequence numbers " + firstSequenceNr + ".."
+				+ lastSequenceNr + " on '" + persistenceId + "' timed out (" + cause.getMessage() + ") and another "
+				+ "writer has since moved the head to " + head + ": nothing of this append was written, but the claim "
+				+ "may hold (then its numbers are a gap, as after a crash). Reload before deciding again.", persistenceId,
 				firstSequenceNr, lastSequenceNr, cause);
 	}
 

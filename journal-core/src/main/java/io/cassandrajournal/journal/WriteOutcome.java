@@ -42,6 +42,29 @@ final class WriteOutcome {
 	}
 
 	/**
+	 * A Paxos round (a claim or its release) certainly did not apply only when it was refused before any
+	 * proposal could be accepted: as {@link #certainlyNotApplied}, except that {@link UnavailableException} and
+	 * {@link OverloadedException} prove nothing here, because Cassandra raises them in the commit phase too,
+	 * after a quorum accepted the proposal ({@code StorageProxy.commitPaxos} checks the live replicas and the
+	 * hints in progress again); the next Paxos round on the row then completes that proposal (docs/reliability.md,
+	 * finding 6).
+	 * @param error a lightweight transaction's failure, possibly wrapped in a completion exception
+	 * @return whether the round certainly did not apply
+	 */
+	static boolean paxosRoundCertainlyNotApplied(Throwable error) {
+		Throwable cause = Errors.unwrap(error);
+		if (cause instanceof AllNodesFailedException all) {
+			return all.getAllErrors()
+				.values()
+				.stream()
+				.flatMap(List::stream)
+				.allMatch(WriteOutcome::paxosRoundCertainlyNotApplied);
+		}
+		return !(cause instanceof UnavailableException || cause instanceof OverloadedException)
+				&& certainlyNotApplied(cause);
+	}
+
+	/**
 	 * @param error a write's failure, possibly wrapped
 	 * @return whether sending the same idempotent write again may succeed: driver and server failures,
 	 * not a statement Cassandra rejected as invalid

@@ -161,7 +161,17 @@ final class ProjectionRunner<E> implements ProjectionControl {
 			}
 			previous = inFlight();
 		}
-		return previous.thenCompose((ignored) -> this.offsets.load(this.id))
+		return previous.thenCompose((ignored) -> loadOffset(started));
+	}
+
+	/**
+	 * Loads the offset and the parked entities, then creates the source and schedules the first poll. A store
+	 * that is unavailable for a moment (no node, a read timeout) is read again after the poll interval, as a
+	 * failed poll is; only another error fails the projection (docs/reliability.md, finding 8: one failed read at
+	 * start used to leave it FAILED for good).
+	 */
+	private CompletionStage<Void> loadOffset(long started) {
+		return this.offsets.load(this.id)
 			.thenCompose((stored) -> this.failures.loadParked().thenApply((ignored) -> stored.orElse(TagOffset.START)))
 			.thenAccept((from) -> {
 				synchronized (this) {
@@ -175,8 +185,24 @@ final class ProjectionRunner<E> implements ProjectionControl {
 				}
 			})
 			.exceptionally((error) -> {
-				if (this.run.isGeneration(started)) {
-					this.failures.fail("could not load its offset", Errors.unwrap(error), null);
+				Throwable cause = Errors.unwrap(error);
+				if (!this.run.isGeneration(started)) {
+					return null;
+				}
+				if (cause instanceof io.cassandrajournal.JournalUnavailableException) {
+					String lastError = "could not load its offset: " + cause;
+					this.run.lastError(lastError);
+					logger.warn("Projection {} {}; reading it again in {}", this.id, lastError, this.settings.pollInterval());
+					try {
+						this.executor.schedule(() -> loadOffset(started), this.settings.pollInterval().toMillis(),
+								TimeUnit.MILLISECONDS);
+					}
+					catch (java.util.concurrent.RejectedExecutionException closed) {
+						// The engine is closing: nothing more to start.
+					}
+				}
+				else {
+					this.failures.fail("could not load its offset", cause, null);
 				}
 				return null;
 			});

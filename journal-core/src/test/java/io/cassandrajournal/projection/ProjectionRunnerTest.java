@@ -200,6 +200,46 @@ class ProjectionRunnerTest {
 		assertThat(runner.status().state()).isEqualTo(ProjectionState.RUNNING);
 	}
 
+	/**
+	 * Found by the fault run's wider workload (docs/reliability.md, finding 8): one offset read that failed at
+	 * start (no node available, a read timeout) left the projection FAILED for good, with nothing delivered until
+	 * a restart by hand. A store that is unavailable for a moment is read again, like a failed poll.
+	 */
+	@Test
+	void anOffsetLoadThatFailsOnceAtStartIsTriedAgain() {
+		ScriptedSource.Log log = new ScriptedSource.Log(10).add("a", 1);
+		AtomicInteger failing = new AtomicInteger(1);
+		this.store = new OffsetStore() {
+
+			@Override
+			public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
+				if (failing.getAndDecrement() > 0) {
+					return CompletableFuture.failedFuture(new io.cassandrajournal.JournalUnavailableException(
+							"Reading durable state failed: No node was available to execute the query",
+							new IllegalStateException("no node")));
+				}
+				return ProjectionRunnerTest.this.offsets.load(id);
+			}
+
+			@Override
+			public CompletionStage<Void> save(ProjectionId id, TagOffset offset) {
+				return ProjectionRunnerTest.this.offsets.save(id, offset);
+			}
+
+			@Override
+			public CompletionStage<Void> delete(ProjectionId id) {
+				return ProjectionRunnerTest.this.offsets.delete(id);
+			}
+
+		};
+		ProjectionRunner<String> runner = runner(log, ProjectionSettings.defaults(),
+				ProjectionHandler.blocking((event) -> this.handled.add(key(event))));
+		result(runner.start());
+
+		await().atMost(BOUND).until(() -> this.handled.contains("a1"));
+		assertThat(runner.status().state()).isEqualTo(ProjectionState.RUNNING);
+	}
+
 	// Hole 2: pause during a batch, resume, then stop or reset.
 
 	@Test

@@ -8,7 +8,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
@@ -22,6 +24,7 @@ import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import com.datastax.oss.driver.api.core.cql.Statement;
 import com.datastax.oss.driver.api.core.metadata.Node;
+import com.datastax.oss.driver.api.core.servererrors.UnavailableException;
 import com.datastax.oss.driver.api.core.servererrors.WriteTimeoutException;
 import com.datastax.oss.driver.api.core.servererrors.WriteType;
 
@@ -136,6 +139,7 @@ public final class FaultInjectingSession {
 	public void heal() {
 		this.failing = (s) -> false;
 		this.faults.clear();
+		this.staged.clear();
 	}
 
 	public int injected() {
@@ -145,6 +149,10 @@ public final class FaultInjectingSession {
 	private Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
 		if (method.getName().equals("executeAsync") && args != null && args.length == 1
 				&& args[0] instanceof Statement<?> statement) {
+			CompletionStage<?> staged = injectStaged(statement);
+			if (staged != null) {
+				return staged;
+			}
 			CompletionStage<?> faulty = injectCounted(statement);
 			if (faulty != null) {
 				return faulty;
@@ -316,6 +324,66 @@ public final class FaultInjectingSession {
 		}
 		return new WriteTimeoutException(coordinator, (level != null) ? level : DefaultConsistencyLevel.LOCAL_QUORUM, 0,
 				1, type);
+	}
+
+	/** Faults that apply a statement, let something else happen, then fail it: tried before the counted ones. */
+	private final List<StagedFault> staged = new CopyOnWriteArrayList<>();
+
+	private record StagedFault(Predicate<Statement<?>> which, AtomicInteger remaining,
+			Supplier<? extends CompletionStage<?>> meanwhile, Function<Statement<?>, ? extends RuntimeException> failure) {
+	}
+
+	/**
+	 * Executes the next {@code times} matching statements on the real node; once each has completed, starts
+	 * {@code meanwhile} (another writer's append, say) and waits for it; then fails the statement with
+	 * {@code failure} instead of its result. Shows the caller a write that applied, followed by other writes it
+	 * did not see, before its answer came back.
+	 * @param which the statements to apply and then fail
+	 * @param times how many of them
+	 * @param meanwhile what happens between the statement's execution and its (failed) answer
+	 * @param failure the error the caller sees, from the statement
+	 */
+	public void applyThenFail(Predicate<Statement<?>> which, int times, Supplier<? extends CompletionStage<?>> meanwhile,
+			Function<Statement<?>, ? extends RuntimeException> failure) {
+		this.staged.add(new StagedFault(which, new AtomicInteger(times), meanwhile, failure));
+	}
+
+	/**
+	 * As {@link #applyThenTimeOut}, with {@code meanwhile} run after the statement applied and before its
+	 * timeout is reported.
+	 * @param which the statements to apply and then fail
+	 * @param times how many of them
+	 * @param meanwhile what happens between the statement's execution and its timeout
+	 */
+	public void applyThenTimeOut(Predicate<Statement<?>> which, int times,
+			Supplier<? extends CompletionStage<?>> meanwhile) {
+		applyThenFail(which, times, meanwhile, this::writeTimeout);
+	}
+
+	/**
+	 * @param statement a statement
+	 * @return the {@link UnavailableException} a coordinator returns when it finds too few replicas alive for
+	 * the statement's consistency level (for a lightweight transaction Cassandra checks this again in the commit
+	 * phase, after a quorum accepted the proposal)
+	 */
+	public UnavailableException unavailable(Statement<?> statement) {
+		Node coordinator = this.delegate.getMetadata().getNodes().values().iterator().next();
+		return new UnavailableException(coordinator, DefaultConsistencyLevel.LOCAL_QUORUM, 2, 1);
+	}
+
+	private @org.jspecify.annotations.Nullable CompletionStage<?> injectStaged(Statement<?> statement) {
+		for (StagedFault fault : this.staged) {
+			if (fault.which().test(statement) && fault.remaining().getAndUpdate((n) -> Math.max(0, n - 1)) > 0) {
+				this.injected.incrementAndGet();
+				return this.delegate.executeAsync(statement)
+					.thenCompose((applied) -> fault.meanwhile().get().thenApply((done) -> (Object) done))
+					.handle((ignored, error) -> {
+						throw new java.util.concurrent.CompletionException(
+								(error != null) ? error : fault.failure().apply(statement));
+					});
+			}
+		}
+		return null;
 	}
 
 }

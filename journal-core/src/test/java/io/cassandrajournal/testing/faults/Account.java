@@ -12,7 +12,7 @@ import io.cassandrajournal.entity.EventSourcedEntity;
  */
 public record Account(long balance) {
 
-	/** The entity definition: tag {@code bank}, a snapshot every 5 events. */
+	/** The entity definition: tag {@code bank} (withdrawals also {@code withdrawal}), a snapshot every 5 events. */
 	static final class Entity implements EventSourcedEntity<Account, FaultEvent> {
 
 		@Override
@@ -37,7 +37,7 @@ public record Account(long balance) {
 
 		@Override
 		public Set<String> tagsFor(FaultEvent event) {
-			return Set.of(FaultRun.BANK_TAG);
+			return (event.delta() < 0) ? Set.of(FaultRun.BANK_TAG, FaultRun.WITHDRAWAL_TAG) : Set.of(FaultRun.BANK_TAG);
 		}
 
 		@Override

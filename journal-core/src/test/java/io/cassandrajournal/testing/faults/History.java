@@ -2,11 +2,17 @@ package io.cassandrajournal.testing.faults;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jspecify.annotations.Nullable;
 
 /**
- * Every operation of a run, its invocation and its outcome, in six {@code long}s each (48 bytes): no
- * per-operation objects or strings, so 100,000 operations take under 5 MB. Operations are numbered in the
+ * Every operation of a run, its invocation and its outcome, in six {@code long}s each (48 bytes), so 100,000
+ * operations take under 5 MB; a failed or unknown operation also keeps its exception as one short line (class
+ * chain and messages, at most {@value #FAILURE_CHARS} characters, equal lines shared). Operations are numbered in the
  * order they were invoked; the number is the operation's identity and goes into the events it writes
  * ({@link FaultEvent#op()}), so the checker can tell whose event a row holds.
  * <p>
@@ -23,7 +29,12 @@ public final class History {
 		/** An account command through an entity repository: deposit. */
 		DEPOSIT,
 		/** An account command through an entity repository: withdrawal, rejected when it would overdraw. */
-		WITHDRAW
+		WITHDRAW,
+		/**
+		 * {@code deleteTo(n)} on a contended entity: n is the expected number; its range holds the lowest and
+		 * highest number a replay returned right after it was acknowledged (0 if it returned none or failed).
+		 */
+		DELETE_TO
 
 	}
 
@@ -54,6 +65,16 @@ public final class History {
 	private final long startNanos = System.nanoTime();
 
 	private final List<String> entities = new ArrayList<>();
+
+	/** The most characters of an operation's failure line. */
+	static final int FAILURE_CHARS = 400;
+
+	/** Per chunk of operations, their failure lines (null where none). */
+	private final String[][] failures = new String[1 << 14][];
+
+	private final Map<String, String> failureLines = new ConcurrentHashMap<>();
+
+	private final AtomicLong failureBytes = new AtomicLong();
 
 	/**
 	 * @param persistenceId an entity the run uses
@@ -112,6 +133,67 @@ public final class History {
 		chunk[at + 5] = micros();
 	}
 
+	/**
+	 * Keeps why an operation failed (or has an unknown outcome), for the history excerpts of violations.
+	 * @param op the operation
+	 * @param failure its exception
+	 */
+	public void failure(int op, Throwable failure) {
+		String line = failureLine(failure);
+		String shared = this.failureLines.putIfAbsent(line, line);
+		if (shared == null) {
+			shared = line;
+			this.failureBytes.addAndGet(40 + line.length());
+		}
+		int index = op / CHUNK;
+		String[] chunk;
+		synchronized (this.failures) {
+			chunk = this.failures[index];
+			if (chunk == null) {
+				chunk = new String[CHUNK];
+				this.failures[index] = chunk;
+			}
+			chunk[op % CHUNK] = shared;
+		}
+	}
+
+	/**
+	 * @param op an operation
+	 * @return why it failed, as {@link #failure(int, Throwable)} kept it; null if it did not fail
+	 */
+	public @Nullable String failure(int op) {
+		synchronized (this.failures) {
+			String[] chunk = this.failures[op / CHUNK];
+			return (chunk != null) ? chunk[op % CHUNK] : null;
+		}
+	}
+
+	/**
+	 * @param failure an exception
+	 * @return one line: the class chain from the outside in, each with its message where it says something the
+	 * outer one did not, cut to {@value #FAILURE_CHARS} characters
+	 */
+	static String failureLine(Throwable failure) {
+		StringBuilder line = new StringBuilder();
+		String outer = "";
+		int depth = 0;
+		for (Throwable t = failure; t != null && depth < 8 && line.length() < FAILURE_CHARS; t = t.getCause(), depth++) {
+			if (depth > 0) {
+				line.append(" <- ");
+			}
+			line.append(t.getClass().getSimpleName());
+			String message = t.getMessage();
+			if (message != null && !message.isBlank() && !outer.contains(message)) {
+				line.append('(').append((message.length() > 160) ? message.substring(0, 160) + "..." : message).append(')');
+				outer = message;
+			}
+			if (t.getCause() == t) {
+				break;
+			}
+		}
+		return (line.length() > FAILURE_CHARS) ? line.substring(0, FAILURE_CHARS) + "..." : line.toString();
+	}
+
 	private long micros() {
 		return (System.nanoTime() - this.startNanos) / 1000;
 	}
@@ -138,7 +220,12 @@ public final class History {
 	/** @return bytes the records take (the arrays of the chunks in use) */
 	public long retainedBytes() {
 		long chunksInUse = (size() + CHUNK - 1) / CHUNK;
-		return chunksInUse * (16 + CHUNK * FIELDS * 8L) + this.chunks.length * 4L;
+		long failureChunks;
+		synchronized (this.failures) {
+			failureChunks = java.util.Arrays.stream(this.failures).filter(java.util.Objects::nonNull).count();
+		}
+		return chunksInUse * (16 + CHUNK * FIELDS * 8L) + this.chunks.length * 4L + this.failures.length * 4L
+				+ failureChunks * (16 + CHUNK * 4L) + this.failureBytes.get();
 	}
 
 	private long field(int op, int field) {
@@ -205,12 +292,19 @@ public final class History {
 		if (kind(op) == OpKind.APPEND) {
 			line.append(" expected ").append(expected(op)).append(" +").append(events(op));
 		}
+		else if (kind(op) == OpKind.DELETE_TO) {
+			line.append(" to ").append(expected(op));
+		}
 		else {
 			line.append(" amount ").append(value(op));
 		}
 		line.append(" -> ").append(outcome(op));
 		if (first(op) != 0 || last(op) != 0) {
 			line.append(" [").append(first(op)).append("..").append(last(op)).append(']');
+		}
+		String failure = failure(op);
+		if (failure != null) {
+			line.append(": ").append(failure);
 		}
 		return line.toString();
 	}
