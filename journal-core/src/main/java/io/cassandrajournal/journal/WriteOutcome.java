@@ -24,9 +24,11 @@ final class WriteOutcome {
 
 	/**
 	 * A write certainly did not apply when no replica can have received it: no node was available or every
-	 * node tried refused it before executing (not enough replicas alive, overloaded, bootstrapping), the
-	 * driver throttled or found no free connection, or Cassandra rejected the statement as invalid. A
-	 * timeout (client- or server-side) or a connection lost while waiting is never certain.
+	 * node tried refused it before executing (not enough replicas alive, bootstrapping), the driver throttled or
+	 * found no free connection, or Cassandra rejected the statement as invalid. A timeout (client- or
+	 * server-side) or a connection lost while waiting is never certain, and neither is {@link OverloadedException}:
+	 * Cassandra checks the hints in progress per replica while it sends (a replica may already have the rows)
+	 * and, for a logged batch, after the batch log holds it (the batch log replays it later).
 	 * @param error a write's failure, possibly wrapped in a completion exception
 	 * @return whether the write certainly did not apply
 	 */
@@ -36,18 +38,18 @@ final class WriteOutcome {
 			// NoNodeAvailableException is one with no node tried.
 			return all.getAllErrors().values().stream().flatMap(List::stream).allMatch(WriteOutcome::certainlyNotApplied);
 		}
-		return cause instanceof UnavailableException || cause instanceof OverloadedException
-				|| cause instanceof BootstrappingException || cause instanceof RequestThrottlingException
+		return cause instanceof UnavailableException || cause instanceof BootstrappingException
+				|| cause instanceof RequestThrottlingException
 				|| cause instanceof BusyConnectionException || cause instanceof QueryValidationException;
 	}
 
 	/**
 	 * A Paxos round (a claim or its release) certainly did not apply only when it was refused before any
-	 * proposal could be accepted: as {@link #certainlyNotApplied}, except that {@link UnavailableException} and
-	 * {@link OverloadedException} prove nothing here, because Cassandra raises them in the commit phase too,
-	 * after a quorum accepted the proposal ({@code StorageProxy.commitPaxos} checks the live replicas and the
-	 * hints in progress again); the next Paxos round on the row then completes that proposal (docs/reliability.md,
-	 * finding 6).
+	 * proposal could be accepted: as {@link #certainlyNotApplied}, except that {@link UnavailableException}
+	 * proves nothing here either (no more than {@link OverloadedException}), because Cassandra raises both in
+	 * the commit phase too, after a quorum accepted the proposal ({@code StorageProxy.commitPaxos} checks the
+	 * live replicas and the hints in progress again); the next Paxos round on the row then completes that
+	 * proposal (docs/reliability.md, finding 6).
 	 * @param error a lightweight transaction's failure, possibly wrapped in a completion exception
 	 * @return whether the round certainly did not apply
 	 */

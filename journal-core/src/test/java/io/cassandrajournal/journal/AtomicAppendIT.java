@@ -4,11 +4,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.Row;
 import com.datastax.oss.driver.api.core.cql.Statement;
+import com.datastax.oss.driver.api.core.servererrors.OverloadedException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
@@ -136,6 +138,41 @@ class AtomicAppendIT {
 		Set<String> none = Set.of(a + "#1");
 		assertThat(inTags).as("the tag index holds the same as events (events: %s)", inEvents)
 			.isEqualTo(inEvents.size() == 3 ? all : none);
+	}
+
+	/**
+	 * Review of finding 5's fix: Cassandra writes a logged batch to the batch log before it sends the rows, and can
+	 * then answer {@code Overloaded} (too many hints in progress for a replica that is down), while the batch log
+	 * replays the rows later. Such an answer proves nothing: the append may have applied, so its claim must not be
+	 * released (a retry would write other events under the same numbers) and the caller must be told the outcome
+	 * is unknown.
+	 */
+	@ParameterizedTest(name = "layout {0}")
+	@EnumSource(value = TagBucketing.class, names = { "NONE", "HOUR" })
+	void anAppendWhoseBatchAppliedAndWasAnsweredOverloadedIsUncertainAndKeepsItsClaim(TagBucketing layout) {
+		CassandraJournalOptions options = options(layout);
+		FaultInjectingSession faults = new FaultInjectingSession(this.session);
+		CassandraJournal journal = CassandraJournal.create(faults.session(), options, new JacksonEventSerializer());
+		String id = newId();
+		String a = "a" + System.nanoTime();
+		result(journal.append(id, 0, List.of(EventToAppend.of(new Note("first"), a))));
+
+		faults.applyThenFail(writesTo(options.tagIndexDataTable()), Integer.MAX_VALUE,
+				() -> CompletableFuture.completedFuture(null), (statement) -> new OverloadedException(
+						this.session.getMetadata().getNodes().values().iterator().next()));
+		Throwable failed = catchThrowable(
+				() -> result(journal.append(id, 1, List.of(EventToAppend.of(new Note("second"), a)))));
+		faults.heal();
+
+		assertThat(failed).as("the batch may have applied: the outcome is unknown")
+			.isInstanceOf(JournalWriteUncertainException.class);
+		assertThat(eventRows(options, id)).as("the batch did apply").isEqualTo(Set.of(1L, 2L));
+		assertThat(tagRows(options, id)).isEqualTo(Set.of(a + "#1", a + "#2"));
+		Throwable retried = catchThrowable(
+				() -> result(journal.append(id, 1, List.of(EventToAppend.of(new Note("other"), a)))));
+		assertThat(retried).as("the claim was kept, so a retry at the same number is refused")
+			.isInstanceOf(JournalConcurrencyException.class);
+		assertThat(eventRows(options, id)).isEqualTo(Set.of(1L, 2L));
 	}
 
 	static List<Arguments> faultsAndLayouts() {
