@@ -7,7 +7,7 @@ import java.util.List;
 import com.datastax.oss.driver.api.core.CqlSession;
 
 import io.cassandrajournal.CassandraJournalOptions;
-import io.cassandrajournal.JournalSessions;
+import io.cassandrajournal.CassandraSessions;
 import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.journal.Journal;
@@ -25,7 +25,7 @@ final class PlainJavaSnippet {
 		    .withContactPoints(List.of("cassandra-1:9042"))
 		    .withLocalDatacenter("dc1")
 		    .withKeyspace("my_app_events");
-		CqlSession session = JournalSessions.open(options);
+		CqlSession session = CassandraSessions.open(options);
 		Journal journal = CassandraJournal.create(session, options, new JacksonEventSerializer());
 		journal.append("account-42", 0, List.of(EventToAppend.of(new Deposited(5), "account")));
 		// end::plain-java[]

@@ -46,6 +46,9 @@ class BankApplicationIT {
 	@Autowired
 	private CqlSession session;
 
+	@Autowired
+	private org.springframework.core.env.Environment environment;
+
 	@Test
 	void healthIsUpWithCassandraAndTheJournal() throws Exception {
 		Response health = get("/actuator/health");
@@ -162,6 +165,25 @@ class BankApplicationIT {
 			assertThat(refused.status()).as(body).isEqualTo(400);
 			assertThat(refused.contentType()).contains("problem+json");
 		}
+	}
+
+	/**
+	 * The sample is safe by default (issue 16 item 4): it listens on loopback only, health shows components but no
+	 * details, and the projections endpoint is read-only, so no request can pause, reset or skip a projection.
+	 */
+	@Test
+	void managementIsSafeByDefault() throws Exception {
+		assertThat(this.environment.getProperty("server.address")).isEqualTo("127.0.0.1");
+		Response health = get("/actuator/health");
+		Map<?, ?> cassandra = (Map<?, ?>) ((Map<?, ?>) health.body().get("components")).get("cassandra");
+		assertThat(cassandra.get("status")).isEqualTo("UP");
+		assertThat(cassandra.containsKey("details")).as("health details are off by default").isFalse();
+		assertThat(get("/actuator/projections").status()).isEqualTo(200);
+		for (String action : List.of("pause", "reset", "skip", "stop")) {
+			Response refused = post("/actuator/projections/balances/" + action, "{}");
+			assertThat(refused.status()).as(action + " must not be mapped").isIn(400, 404, 405);
+		}
+		assertThat(get("/actuator/projections").body().toString()).doesNotContain("PAUSED", "STOPPED");
 	}
 
 	/** Reads one sample from /actuator/prometheus; 0 when absent. */

@@ -35,7 +35,17 @@ import static org.awaitility.Awaitility.await;
 				"journal.cassandra.embedded.max-heap=512m" })
 class StatusPageBrowserIT {
 
-	private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+	private static final Path CHROMIUM = findChromium();
+
+	/** Debian's chromium, wherever PATH puts it ({@code .ci/run} installs it when {@code command -v chromium} finds none). */
+	private static Path findChromium() {
+		for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+			if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "chromium"))) {
+				return Path.of(dir, "chromium");
+			}
+		}
+		return Path.of("/usr/bin/chromium");
+	}
 
 	@LocalServerPort
 	private int port;
