@@ -135,11 +135,14 @@ public final class DurableStateOffsetStore implements OffsetStore {
 					remember(id, cursor);
 					return CompletableFuture.<Void>failedFuture(cause);
 				}
-				Set<Cursor> mine = this.unknownOutcomes.remove(id);
+				Set<Cursor> mine = this.unknownOutcomes.get(id);
 				if (!mayResolve || mine == null || conflict.actualRevision() != current + 1) {
 					return CompletableFuture.<Void>failedFuture(cause);
 				}
+				// What it remembers is dropped only once the read settles it: a read that fails leaves it for the
+				// next save (else every later save conflicts, and the projection never moves again).
 				return read(id).thenCompose((stored) -> {
+					this.unknownOutcomes.remove(id);
 					// The stored cursor carries its writer's epoch: another owner's cursor never equals one of ours.
 					if (stored.isPresent() && stored.get().revision() == current + 1
 							&& mine.contains(stored.get().value())) {

@@ -56,6 +56,34 @@ class OffsetStoreFaultsIT {
 		assertThat(result(store(keyspace, keyspace.session()).load(id))).contains(new TagOffset(30, "a", 3));
 	}
 
+	/**
+	 * Found by the CI run of the seeded fault run (seed 14, the lanes projection never moved after 15 s): a save
+	 * applied and timed out, and the read that settles it failed too, so its outcome stayed unknown; the next
+	 * save conflicted, and the read that would have recognised the stored cursor as this instance's own failed
+	 * once. The store had already dropped what it remembered, so every later save conflicted: stalled for good.
+	 */
+	@Test
+	void aFailedReadWhileSettlingAnUnknownSaveDoesNotBlockLaterSaves(TestKeyspace keyspace) {
+		FaultInjectingSession faults = new FaultInjectingSession(keyspace.session());
+		DurableStateOffsetStore offsets = store(keyspace, faults.session());
+		ProjectionId id = new ProjectionId("p" + System.nanoTime(), "bank");
+		result(offsets.save(id, new TagOffset(10, "a", 1)));
+
+		// Applied, timed out, and the serial read that settles it fails: the outcome stays unknown.
+		faults.applyThenTimeOut(lightweightTransactions(), 1);
+		faults.failBeforeSending(FaultInjectingSession.cqlContaining("SELECT"), 1);
+		assertThat(catchThrowable(() -> result(offsets.save(id, new TagOffset(20, "a", 2))))).isNotNull()
+			.isNotInstanceOf(DurableStateConflictException.class);
+		// The next save conflicts with that applied save, and the read that recognises it as this store's fails.
+		faults.failBeforeSending(FaultInjectingSession.cqlContaining("SELECT"), 1);
+		assertThat(catchThrowable(() -> result(offsets.save(id, new TagOffset(30, "a", 3))))).isNotNull();
+		assertThat(faults.injected()).isEqualTo(3);
+		faults.heal();
+
+		result(offsets.save(id, new TagOffset(40, "a", 4)));
+		assertThat(result(store(keyspace, keyspace.session()).load(id))).contains(new TagOffset(40, "a", 4));
+	}
+
 	@Test
 	void anotherWritersSaveStillFencesThisOne(TestKeyspace keyspace) {
 		FaultInjectingSession faults = new FaultInjectingSession(keyspace.session());
