@@ -14,7 +14,9 @@ import io.cassandrajournal.query.TagOffset;
  * number, read with {@link Journal#replayContiguousRaw}: an event is never delivered before the sequence
  * numbers below it are visible or declared a crash gap (claimed, and still missing after the journal's
  * in-flight wait), so a late batch of another writer is never stepped over. Offsets are exact per event; a
- * crash gap at the end of a page moves the offset past it.
+ * crash gap at the end of a page moves the offset past it, except at the end of the stream: numbers claimed
+ * above the last visible event are held and read again on every poll, since an event that appears there later
+ * (a batch replayed from Cassandra's batch log after a restart) would otherwise never be delivered.
  */
 final class PersistenceIdSource implements ProjectionSource {
 
@@ -50,9 +52,19 @@ final class PersistenceIdSource implements ProjectionSource {
 		return this.journal.replayContiguousRaw(this.persistenceId, from, to, events::add).thenApply((replayed) -> {
 			this.beforeBatch = from - 1;
 			this.batch = events;
-			this.coveredTo = Math.max(from - 1, replayed.coveredTo());
+			long covered = Math.max(from - 1, replayed.coveredTo());
+			long delivered = events.isEmpty() ? from - 1 : events.get(events.size() - 1).sequenceNr();
+			boolean caughtUp = covered >= replayed.head();
+			if (caughtUp && covered > delivered) {
+				// Claimed numbers missing at the end of the stream: nothing waits behind them, so they are held
+				// and read again on every poll, never stepped over. Their events may still appear (a logged batch
+				// that Cassandra replays from its batch log after a node restart); a later append turns them into
+				// a gap below a visible event, which is waited for and stepped over as usual.
+				covered = delivered;
+			}
+			this.coveredTo = covered;
 			this.nextSequenceNr = this.coveredTo + 1;
-			return new Batch(events, this.coveredTo >= replayed.head());
+			return new Batch(events, caughtUp);
 		});
 	}
 

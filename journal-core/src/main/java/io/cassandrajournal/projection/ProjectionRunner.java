@@ -82,6 +82,9 @@ final class ProjectionRunner<E> implements ProjectionControl {
 
 	private @Nullable ScheduledFuture<?> scheduled;
 
+	/** Whether an append of this process concerned the source while the batch in flight ran: read again at once. */
+	private boolean wokenDuringBatch;
+
 	ProjectionRunner(Projection<E> projection, Function<TagOffset, ProjectionSource> sources, OffsetStore offsets,
 			@Nullable DeadLetterQueue deadLetters, Consumer<DeadLetter> deadLetterListener, EventSerializer serializer,
 			ProjectionMetrics metrics, RetryScheduler retries, ScheduledExecutorService executor, Clock clock) {
@@ -332,7 +335,13 @@ final class ProjectionRunner<E> implements ProjectionControl {
 	 */
 	public synchronized void wake(AppendResult result) {
 		if (this.run.active() && this.source != null && this.source.concerns(result)) {
-			schedule(0);
+			if (this.batch != null) {
+				// The batch may have read before the append landed; its end reads again at once.
+				this.wokenDuringBatch = true;
+			}
+			else {
+				schedule(0);
+			}
 		}
 	}
 
@@ -364,6 +373,7 @@ final class ProjectionRunner<E> implements ProjectionControl {
 			inFlight = new CompletableFuture<>();
 			this.batch = inFlight;
 			this.batchLanes = null;
+			this.wokenDuringBatch = false;
 			this.run.batchStarted();
 			lanePool = this.lanes;
 		}
@@ -457,7 +467,7 @@ final class ProjectionRunner<E> implements ProjectionControl {
 				else if (this.run.active() && read != null) {
 					this.lag.batchEnded(read.events(), read.caughtUp(), handled, this.failures.lastEventTimestamp(),
 							this.offset, this.source);
-					next = read.caughtUp() ? this.settings.pollInterval().toMillis() : 0;
+					next = (read.caughtUp() && !this.wokenDuringBatch) ? this.settings.pollInterval().toMillis() : 0;
 				}
 				if (next >= 0) {
 					schedule(next);

@@ -28,6 +28,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.LoggerFactory;
 
+import io.cassandrajournal.journal.AppendResult;
 import io.cassandrajournal.journal.PersistentEvent;
 import io.cassandrajournal.query.TagFilter;
 import io.cassandrajournal.query.TagOffset;
@@ -83,8 +84,13 @@ class ProjectionRunnerTest {
 
 	private ProjectionRunner<String> runner(ScriptedSource.Log log, ProjectionSettings settings,
 			ProjectionHandler<String> handler) {
-		Projection<String> projection = Projection.byTag("view", TagFilter.tag("t"), String.class, handler,
-				settings.withPollInterval(Duration.ofMillis(20)));
+		return runnerPolling(log, settings.withPollInterval(Duration.ofMillis(20)), handler);
+	}
+
+	/** A runner with the settings as given, its poll interval included. */
+	private ProjectionRunner<String> runnerPolling(ScriptedSource.Log log, ProjectionSettings settings,
+			ProjectionHandler<String> handler) {
+		Projection<String> projection = Projection.byTag("view", TagFilter.tag("t"), String.class, handler, settings);
 		this.runner = new ProjectionRunner<>(projection, log::from, this.store, this.deadLetters, (letter) -> {
 		}, new JacksonEventSerializer(), new ProjectionMetrics(this.meters, "view"), this.retries, this.executor,
 				Clock.systemUTC());
@@ -238,6 +244,27 @@ class ProjectionRunnerTest {
 
 		await().atMost(BOUND).until(() -> this.handled.contains("a1"));
 		assertThat(runner.status().state()).isEqualTo(ProjectionState.RUNNING);
+	}
+
+	// A wake (an append of this process) that arrives while a batch is in flight.
+
+	@Test
+	void aWakeDuringABatchThatHadCaughtUpReadsAgainAtOnceNotAfterThePollInterval() throws Exception {
+		ScriptedSource.Log log = new ScriptedSource.Log(10).add("a", 1);
+		log.concernsEveryAppend = true;
+		Gate gate = new Gate();
+		// A poll interval far above the bound: only a wake can bring the next event within it.
+		ProjectionRunner<String> runner = runnerPolling(log,
+				ProjectionSettings.defaults().withPollInterval(Duration.ofMinutes(5)), gate.handler(this.handled));
+		result(runner.start());
+		gate.awaitEntered("a1");
+		// The batch read everything there was (caught up); an append lands and wakes the runner meanwhile.
+		log.add("a", 2);
+		runner.wake(new AppendResult("a", 2, 2, java.time.Instant.now(), java.util.Set.of("t")));
+		gate.openAll();
+
+		await().atMost(BOUND).until(() -> this.handled.contains("a2"));
+		assertThat(this.handled).containsExactly("a1", "a2");
 	}
 
 	// Hole 2: pause during a batch, resume, then stop or reset.

@@ -27,6 +27,9 @@ final class ScriptedSource implements ProjectionSource {
 
 		final int pageSize;
 
+		/** Whether every append concerns the sources of this log (a wake then schedules a poll). */
+		volatile boolean concernsEveryAppend;
+
 		/** Polls that read a batch, move past it, then fail (as a feed whose second read failed). */
 		final AtomicInteger pollsFailingAfterReading = new AtomicInteger();
 
@@ -87,7 +90,7 @@ final class ScriptedSource implements ProjectionSource {
 
 	@Override
 	public boolean concerns(AppendResult result) {
-		return false;
+		return this.log.concernsEveryAppend;
 	}
 
 }
