@@ -391,8 +391,8 @@ public final class CassandraJournalOptions {
 
 	/**
 	 * @param inFlightWait how long after its claim a sequence number without a visible event is still treated
-	 * as in flight (another writer's append between its claim and its batch) and waited for by entity loads
-	 * and entity projections, default 30 s; once its claim is older, a missing number is a crash gap: stepped
+	 * as in flight (another writer's append between its claim and its batch) and waited for by entity loads,
+	 * entity projections and, with the tag index on, {@code deleteTo}, default 30 s; once its claim is older, a missing number is a crash gap: stepped
 	 * over and logged. Zero never waits (the behaviour of plain replays). Assumes writers' clocks agree to well
 	 * within this bound
 	 * @return new options

@@ -18,6 +18,7 @@ import com.datastax.oss.driver.api.core.cql.BatchType;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.cql.Statement;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.TagBucketing;
@@ -72,9 +73,11 @@ public abstract class TagPartitions {
 	/**
 	 * Writes rows: one unlogged batch per partition (upserts, so writing a row twice is harmless).
 	 * @param rows the rows
+	 * @param writeTime the rows' write time stamp (microseconds), or {@link Statement#NO_DEFAULT_TIMESTAMP} for
+	 * the driver's
 	 * @return completes when every row is written
 	 */
-	public abstract CompletionStage<Void> write(List<TagRow> rows);
+	public abstract CompletionStage<Void> write(List<TagRow> rows, long writeTime);
 
 	/**
 	 * The inserts of rows, for a batch of the caller's (an append puts them in one logged batch with its events
@@ -108,12 +111,13 @@ public abstract class TagPartitions {
 	public abstract CompletionStage<Void> forEachRow(String tag, TagOffset after, long upperTimestamp,
 			java.util.function.Consumer<Row> action);
 
-	CompletionStage<Void> executeBatches(Map<?, BatchStatementBuilder> batches) {
+	CompletionStage<Void> executeBatches(Map<?, BatchStatementBuilder> batches, long writeTime) {
 		List<CompletableFuture<?>> writes = new ArrayList<>(batches.size());
 		for (BatchStatementBuilder batch : batches.values()) {
 			writes.add(this.session.executeAsync(batch.setIdempotence(true)
 				.setConsistencyLevel(this.options.consistency())
 				.setTimeout(this.options.requestTimeout())
+				.setQueryTimestamp(writeTime)
 				.build()).toCompletableFuture());
 		}
 		return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new));
@@ -145,14 +149,14 @@ public abstract class TagPartitions {
 		}
 
 		@Override
-		public CompletionStage<Void> write(List<TagRow> rows) {
+		public CompletionStage<Void> write(List<TagRow> rows, long writeTime) {
 			Map<String, BatchStatementBuilder> byTag = new LinkedHashMap<>();
 			for (TagRow row : rows) {
 				byTag.computeIfAbsent(row.tag(), (t) -> BatchStatement.builder(BatchType.UNLOGGED))
 					.addStatement(this.insert.bind(row.tag(), row.timestamp(), row.persistenceId(), row.sequenceNr(),
 							row.payload(), row.tags()));
 			}
-			return executeBatches(byTag);
+			return executeBatches(byTag, writeTime);
 		}
 
 		@Override
@@ -220,7 +224,7 @@ public abstract class TagPartitions {
 		}
 
 		@Override
-		public CompletionStage<Void> write(List<TagRow> rows) {
+		public CompletionStage<Void> write(List<TagRow> rows, long writeTime) {
 			Map<Map.Entry<String, Long>, BatchStatementBuilder> byPartition = new LinkedHashMap<>();
 			for (TagRow row : rows) {
 				long bucket = this.bucketing.bucketOf(row.timestamp());
@@ -236,10 +240,10 @@ public abstract class TagPartitions {
 				}
 			}
 			if (marks.isEmpty()) {
-				return executeBatches(byPartition);
+				return executeBatches(byPartition, writeTime);
 			}
 			return CompletableFuture.allOf(marks.toArray(CompletableFuture[]::new))
-				.thenCompose((ignored) -> executeBatches(byPartition));
+				.thenCompose((ignored) -> executeBatches(byPartition, writeTime));
 		}
 
 		@Override

@@ -22,6 +22,7 @@ import com.datastax.oss.driver.api.core.cql.BatchType;
 import com.datastax.oss.driver.api.core.cql.BatchableStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.cql.Statement;
 import com.datastax.oss.driver.api.core.servererrors.InvalidQueryException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -77,15 +78,18 @@ final class AppendWriter {
 
 	public CompletionStage<AppendResult> append(String persistenceId, long expected, List<EventToAppend> events,
 			List<String> payloads) {
+		// Before the claim: a deleteTo that saw the claim deletes with a later write time, so its range deletion
+		// shadows these rows even when their batch lands after it (docs/reliability.md, finding 7).
+		long writeTime = this.session.getContext().getTimestampGenerator().next();
 		long timestamp = this.options.clock().millis();
 		long last = expected + events.size();
 		AppendResult result = new AppendResult(persistenceId, expected + 1, last, Instant.ofEpochMilli(timestamp),
 				allTags(events));
 		if (!this.options.lightweightTransactions()) {
-			return appendWithoutClaim(persistenceId, expected, events, payloads, timestamp, result);
+			return appendWithoutClaim(persistenceId, expected, events, payloads, timestamp, writeTime, result);
 		}
 		return claim(persistenceId, expected, last, timestamp)
-			.thenCompose((claimed) -> writeRows(persistenceId, expected, events, payloads, timestamp, null))
+			.thenCompose((claimed) -> writeRows(persistenceId, expected, events, payloads, timestamp, writeTime, null))
 			.thenCompose((outcome) -> {
 				Throwable failure = outcome.failure();
 				if (failure == null) {
@@ -216,7 +220,7 @@ final class AppendWriter {
 	}
 
 	private CompletionStage<AppendResult> appendWithoutClaim(String persistenceId, long expected,
-			List<EventToAppend> events, List<String> payloads, long timestamp, AppendResult result) {
+			List<EventToAppend> events, List<String> payloads, long timestamp, long writeTime, AppendResult result) {
 		// The documented unsafe path: check the head, write. Two writers that both see the same head both pass
 		// and the later batch silently overwrites the earlier one's events. The head this process last wrote
 		// is trusted when it matches the expectation (the check is advisory anyway); otherwise it is read.
@@ -232,7 +236,7 @@ final class AppendWriter {
 				return CompletableFuture.failedFuture(new JournalConcurrencyException(persistenceId, expected, current));
 			}
 			// The head rides in the first events batch: one request, as without a journal.
-			return writeRows(persistenceId, expected, events, payloads, timestamp,
+			return writeRows(persistenceId, expected, events, payloads, timestamp, writeTime,
 					this.statements.setHead.bind(result.lastSequenceNr(), timestamp, persistenceId))
 				.thenApply((outcome) -> {
 					Throwable failure = outcome.failure();
@@ -258,9 +262,11 @@ final class AppendWriter {
 	 * batch log is replayed). An append too large for one batch ({@link #ATOMIC_BATCH_MAX_BYTES}, or refused by
 	 * the node as too large) writes its events first and its tag rows only once the events are acknowledged:
 	 * tag rows never exist without their events, but an uncertain outcome may leave events without tag rows.
+	 * Every row carries {@code writeTime} (the driver's write time stamp, in microseconds, taken before the claim;
+	 * {@link Statement#NO_DEFAULT_TIMESTAMP} when the driver leaves time stamps to the server), on every attempt.
 	 */
 	private CompletionStage<RowWrites.Outcome> writeRows(String persistenceId, long expected, List<EventToAppend> events,
-			List<String> payloads, long timestamp, @Nullable BoundStatement head) {
+			List<String> payloads, long timestamp, long writeTime, @Nullable BoundStatement head) {
 		Map<Long, List<BatchableStatement<?>>> byPartition = new LinkedHashMap<>();
 		List<TagPartitions.TagRow> tagRows = new ArrayList<>();
 		for (int i = 0; i < events.size(); i++) {
@@ -281,7 +287,7 @@ final class AppendWriter {
 		}
 		TagPartitions tagIndex = this.tagIndex;
 		if (tagIndex == null || tagRows.isEmpty()) {
-			return eventWrites(persistenceId, expected, byPartition).run();
+			return eventWrites(persistenceId, expected, byPartition, writeTime).run();
 		}
 		if (estimatedBytes(byPartition, tagRows) <= ATOMIC_BATCH_MAX_BYTES) {
 			RowWrites atomic = new RowWrites();
@@ -291,7 +297,7 @@ final class AppendWriter {
 				BatchStatementBuilder batch = BatchStatement.builder(BatchType.LOGGED);
 				eventRows.forEach(batch::addStatement);
 				tagInserts.forEach(batch::addStatement);
-				return this.session.executeAsync(configure(batch));
+				return this.session.executeAsync(configure(batch, writeTime));
 			}));
 			addIdRow(atomic, persistenceId, expected);
 			return atomic.run().thenCompose((outcome) -> {
@@ -299,18 +305,19 @@ final class AppendWriter {
 					logger.warn("Append to '{}' ({}..{}) was refused as one logged batch ({}); writing its events, "
 							+ "then its tag rows", persistenceId, expected + 1, expected + events.size(),
 							outcome.failure().getMessage());
-					return eventsThenTags(persistenceId, expected, byPartition, tagIndex, tagRows);
+					return eventsThenTags(persistenceId, expected, byPartition, tagIndex, tagRows, writeTime);
 				}
 				return CompletableFuture.completedFuture(outcome);
 			});
 		}
-		return eventsThenTags(persistenceId, expected, byPartition, tagIndex, tagRows);
+		return eventsThenTags(persistenceId, expected, byPartition, tagIndex, tagRows, writeTime);
 	}
 
 	/** The weaker path: the events (one unlogged batch per partition), and only once they are written, the tag rows. */
 	private CompletionStage<RowWrites.Outcome> eventsThenTags(String persistenceId, long expected,
-			Map<Long, List<BatchableStatement<?>>> byPartition, TagPartitions tagIndex, List<TagPartitions.TagRow> tagRows) {
-		return eventWrites(persistenceId, expected, byPartition).run().thenCompose((written) -> {
+			Map<Long, List<BatchableStatement<?>>> byPartition, TagPartitions tagIndex, List<TagPartitions.TagRow> tagRows,
+			long writeTime) {
+		return eventWrites(persistenceId, expected, byPartition, writeTime).run().thenCompose((written) -> {
 			if (written.failure() != null) {
 				return CompletableFuture.completedFuture(written);
 			}
@@ -321,19 +328,20 @@ final class AppendWriter {
 			RowWrites tags = new RowWrites();
 			for (List<TagPartitions.TagRow> rows : byTag.values()) {
 				// One write per tag (one batch): each has its own outcome.
-				tags.add(true, () -> tagIndex.write(rows));
+				tags.add(true, () -> tagIndex.write(rows, writeTime));
 			}
 			// The events are written: whatever the tag rows do, rows of the range exist.
 			return tags.run().thenApply((outcome) -> new RowWrites.Outcome(outcome.failure(), true));
 		});
 	}
 
-	private RowWrites eventWrites(String persistenceId, long expected, Map<Long, List<BatchableStatement<?>>> byPartition) {
+	private RowWrites eventWrites(String persistenceId, long expected, Map<Long, List<BatchableStatement<?>>> byPartition,
+			long writeTime) {
 		RowWrites writes = new RowWrites();
 		for (List<BatchableStatement<?>> statements : byPartition.values()) {
 			BatchStatementBuilder builder = BatchStatement.builder(BatchType.UNLOGGED);
 			statements.forEach(builder::addStatement);
-			BatchStatement batch = configure(builder);
+			BatchStatement batch = configure(builder, writeTime);
 			writes.add(true, () -> this.session.executeAsync(batch));
 		}
 		addIdRow(writes, persistenceId, expected);
@@ -349,10 +357,11 @@ final class AppendWriter {
 		}
 	}
 
-	private BatchStatement configure(BatchStatementBuilder builder) {
+	private BatchStatement configure(BatchStatementBuilder builder, long writeTime) {
 		return builder.setIdempotence(true)
 			.setConsistencyLevel(this.options.consistency())
 			.setTimeout(this.options.requestTimeout())
+			.setQueryTimestamp(writeTime)
 			.build();
 	}
 

@@ -41,7 +41,9 @@ import io.cassandrajournal.serialization.EventSerializer;
  * <b>Deletes.</b> {@link #deleteTo(String, long)} deletes up to the stored head at most (so
  * {@code Long.MAX_VALUE} means "everything stored"), removes the events' tag index rows before the events, and
  * records how far it deleted in a table of ours ({@code <metadataTable>_deleted_to}), so the consistency check
- * does not report a deleted range as a gap.
+ * does not report a deleted range as a gap. With the tag index on it deletes a settled range only: numbers of
+ * the range claimed by another writer and not visible yet are waited for (up to {@code in-flight-wait} after
+ * their claim), so a late append's tag rows are found and deleted too.
  * <p>
  * <b>Better than the reference.</b> Replays read every page (the reference reads the driver's first
  * page only), and a claim whose Paxos round timed out is resolved with a serial read instead of being

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import com.datastax.oss.driver.api.core.cql.Row;
@@ -28,16 +27,13 @@ import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
  * than the next visible event (whose time stamp is its claim's) or, at the end, than the head's
  * {@code updated_at}. Both come from the writers' clocks: the wait assumes they agree with ours to well within
  * the bound; a second, local bound (the same length, from when this replay first met the hole) keeps a writer
- * whose clock runs ahead from stalling reads for longer. Waiting is re-reading from the missing number with
- * a doubling backoff (10 ms to 200 ms) on {@link CompletableFuture#delayedExecutor}; no thread blocks.
+ * whose clock runs ahead from stalling reads for longer ({@link HoleWait}, which {@code deleteTo} applies too).
+ * Waiting is re-reading from the missing number with a doubling backoff (10 ms to 200 ms) on
+ * {@link CompletableFuture#delayedExecutor}; no thread blocks.
  */
 final class ContiguousReplay {
 
 	private static final Logger logger = LoggerFactory.getLogger(ContiguousReplay.class);
-
-	private static final long FIRST_BACKOFF_MILLIS = 10;
-
-	private static final long MAX_BACKOFF_MILLIS = 200;
 
 	private final CassandraJournalOptions options;
 
@@ -78,11 +74,7 @@ final class ContiguousReplay {
 
 		private long last;
 
-		private long holeFrom = -1;
-
-		private long holeSeenAt;
-
-		private long backoff = FIRST_BACKOFF_MILLIS;
+		private final HoleWait holes = new HoleWait(ContiguousReplay.this.options);
 
 		Run(String persistenceId, long from, long to, @Nullable Class<E> type, Consumer<? super PersistentEvent<E>> consumer) {
 			this.persistenceId = persistenceId;
@@ -120,10 +112,7 @@ final class ContiguousReplay {
 		}
 
 		private CompletionStage<ReplayResult> later() {
-			long delay = this.backoff;
-			this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MILLIS);
-			return CompletableFuture.runAsync(() -> {
-			}, CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS)).thenCompose((ignored) -> round());
+			return this.holes.later(this::round);
 		}
 
 		/**
@@ -154,14 +143,7 @@ final class ContiguousReplay {
 		}
 
 		private boolean inFlight(long missing, long claimedAt) {
-			long now = ContiguousReplay.this.options.clock().millis();
-			if (missing != this.holeFrom) {
-				this.holeFrom = missing;
-				this.holeSeenAt = now;
-				this.backoff = FIRST_BACKOFF_MILLIS;
-			}
-			long bound = ContiguousReplay.this.options.inFlightWait().toMillis();
-			return now - claimedAt < bound && now - this.holeSeenAt < bound;
+			return this.holes.inFlight(missing, claimedAt);
 		}
 
 		private void stepOver(long to) {

@@ -106,6 +106,8 @@ public interface Journal {
 	 * Deletes the events of a persistenceId up to and including a sequence number (for example after a
 	 * snapshot). The head is unchanged: later appends continue after it. A deleted event is gone from every
 	 * reader: replay, tag queries and live tag feeds. Work is bounded by the stored events, not by the argument.
+	 * Numbers of the range that another writer has claimed and not yet made visible are waited for first, as
+	 * replays wait for them (up to the Cassandra journal's {@code in-flight-wait} after their claim).
 	 * @param persistenceId the entity's id
 	 * @param toSequenceNr the last sequence number to delete; {@code Long.MAX_VALUE} deletes every stored event
 	 * @return completes when deleted

@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.Statement;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.internal.JournalTables;
@@ -117,7 +118,7 @@ public final class TagIndexBackfill {
 			return CompletableFuture.completedFuture(null);
 		}
 		List<TagPartitions.TagRow> write = writes.get(index);
-		return this.partitions.write(write).thenCompose((ignored) -> {
+		return this.partitions.write(write, Statement.NO_DEFAULT_TIMESTAMP).thenCompose((ignored) -> {
 			rows.addAndGet(write.size());
 			return lane(writes, next, rows);
 		});

@@ -1,10 +1,12 @@
 package io.cassandrajournal.journal;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
@@ -29,12 +31,14 @@ import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testing.AccountEvent.Opened;
 import io.cassandrajournal.testing.CountingSession;
 import io.cassandrajournal.testing.FaultInjectingSession;
+import io.cassandrajournal.testing.SettableClock;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
 
 import static io.cassandrajournal.testing.Await.result;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link Journal#deleteTo} on a real node: bounded by the stored head, removing the deleted events from every
@@ -198,7 +202,9 @@ class DeleteToIT {
 	@Test
 	void aGapAtTheVeryStartIsReportedUntilItIsDeleted() {
 		FaultInjectingSession faults = new FaultInjectingSession(session());
-		CassandraJournal faulty = CassandraJournal.create(faults.session(), this.options, new JacksonEventSerializer());
+		// A crash gap claimed just now: deleteTo waits for it up to in-flight-wait, which this test does not need.
+		CassandraJournal faulty = CassandraJournal.create(faults.session(), this.options.withInFlightWait(Duration.ZERO),
+				new JacksonEventSerializer());
 		String id = newId();
 		faults.failEverythingButTheClaim();
 		assertThatExceptionOfType(JournalUnavailableException.class)
@@ -240,6 +246,92 @@ class DeleteToIT {
 		assertThat(report.storedEvents()).isEqualTo(2);
 		assertThat(replayed(faulty, id)).containsExactly(3L, 6L);
 		assertThat(Set.copyOf(replayed(faulty, id))).doesNotContain(1L, 2L);
+	}
+
+	/**
+	 * Finding 7 of docs/reliability.md: journal A's append is claimed and stamped, and its logged batch lands 3 s
+	 * later; meanwhile journal B appends above it and deletes up to above A's numbers. The delete must wait for
+	 * A's claimed numbers (claimed well within {@code in-flight-wait}) and delete them from every reader.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = TagBucketing.class, names = { "NONE", "MINUTE" })
+	void aDeleteToRacingAnAppendStillInFlightBelowItDeletesThatAppendEverywhere(TagBucketing bucketing) {
+		CassandraJournalOptions layout = this.options.withTagBucketing(bucketing);
+		FaultInjectingSession slow = new FaultInjectingSession(session());
+		CassandraJournal a = CassandraJournal.create(slow.session(), layout, new JacksonEventSerializer());
+		CassandraJournal b = CassandraJournal.create(session(), layout, new JacksonEventSerializer());
+		CassandraReadJournal query = CassandraReadJournal.create(b, session(), layout, new JacksonEventSerializer());
+		String tag = "racing-" + System.nanoTime();
+		String id = newId();
+		result(b.append(id, 0, deposits(2, tag)));
+		slow.delayBatches(Duration.ofSeconds(3));
+		CompletionStage<AppendResult> late = a.append(id, 2, deposits(2, tag));
+		// Bound: A's claim is one Paxos round, not delayed; 10 s is ample on a loaded machine.
+		await().alias("A's claim of 3..4").atMost(Duration.ofSeconds(10))
+			.until(() -> result(b.highestSequenceNr(id)) == 4);
+		result(b.append(id, 4, deposits(2, tag)));
+
+		CompletionStage<Void> deleted = b.deleteTo(id, 5);
+		result(late, Duration.ofSeconds(20));
+		result(deleted, Duration.ofSeconds(40));
+
+		assertThat(replayed(b, id)).containsExactly(6L);
+		assertThat(current(query, TagFilter.tag(tag))).containsExactly(id + "#6");
+		assertThat(live(query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, FeedSettings.DEFAULTS)))
+			.containsExactly(id + "#6");
+		assertThat(result(b.checkConsistency(id)).hasGap()).isFalse();
+	}
+
+	/**
+	 * The window finding 7 leaves open: a batch that lands later than {@code in-flight-wait} after its claim
+	 * (here 1 s; the batch lands after 4 s). The delete steps over its numbers as a crash gap; the batch's rows
+	 * carry the write time taken before the claim, so its events are shadowed by the range deletion (replays never
+	 * show them), but its tag rows were not there to be found and stay.
+	 */
+	@Test
+	void anAppendLandingLaterThanTheInFlightWaitIsShadowedInEventsAndLeavesItsTagRows() {
+		CassandraJournalOptions shortWait = this.options.withInFlightWait(Duration.ofSeconds(1));
+		FaultInjectingSession slow = new FaultInjectingSession(session());
+		CassandraJournal a = CassandraJournal.create(slow.session(), shortWait, new JacksonEventSerializer());
+		CassandraJournal b = CassandraJournal.create(session(), shortWait, new JacksonEventSerializer());
+		CassandraReadJournal query = CassandraReadJournal.create(b, session(), shortWait, new JacksonEventSerializer());
+		String tag = "too-late-" + System.nanoTime();
+		String id = newId();
+		result(b.append(id, 0, deposits(2, tag)));
+		slow.delayBatches(Duration.ofSeconds(4));
+		CompletionStage<AppendResult> late = a.append(id, 2, deposits(2, tag));
+		// Bound: A's claim is one Paxos round, not delayed.
+		await().alias("A's claim of 3..4").atMost(Duration.ofSeconds(10))
+			.until(() -> result(b.highestSequenceNr(id)) == 4);
+		result(b.append(id, 4, deposits(2, tag)));
+
+		result(b.deleteTo(id, 5), Duration.ofSeconds(20));
+		result(late, Duration.ofSeconds(20));
+
+		assertThat(replayed(b, id)).as("A's events, written after the deletion with older write times").containsExactly(6L);
+		assertThat(current(query, TagFilter.tag(tag))).as("the documented window: A's tag rows stay")
+			.containsExactlyInAnyOrder(id + "#3", id + "#4", id + "#6");
+	}
+
+	@Test
+	void aCrashGapOlderThanTheInFlightWaitIsDeletedWithoutWaiting() {
+		// The clock stands still after the jump: a delete that waited for the gap would never finish.
+		SettableClock clock = new SettableClock(Instant.now());
+		FaultInjectingSession faults = new FaultInjectingSession(session());
+		CassandraJournal journal = CassandraJournal.create(faults.session(), this.options.withClock(clock),
+				new JacksonEventSerializer());
+		String id = newId();
+		result(journal.append(id, 0, deposits(2, "old-gap")));
+		faults.failEverythingButTheClaim();
+		assertThatExceptionOfType(JournalUnavailableException.class)
+			.isThrownBy(() -> result(journal.append(id, 2, deposits(2, "old-gap"))));
+		faults.heal();
+		result(journal.append(id, 4, deposits(2, "old-gap")));
+		clock.advance(this.options.inFlightWait().plusSeconds(1));
+
+		result(journal.deleteTo(id, 5), Duration.ofSeconds(5));
+		assertThat(replayed(journal, id)).containsExactly(6L);
+		assertThat(result(journal.checkConsistency(id)).hasGap()).isFalse();
 	}
 
 }

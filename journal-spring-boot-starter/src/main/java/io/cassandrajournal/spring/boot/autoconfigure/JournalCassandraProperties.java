@@ -87,9 +87,9 @@ public class JournalCassandraProperties {
 	private Duration startupWait = DEFAULTS.startupWait();
 
 	/**
-	 * How long after its claim a sequence number without a visible event is waited for by entity loads and
-	 * entity projections (another writer's append between claim and batch) before it counts as a crash gap
-	 * and is stepped over. 0 never waits.
+	 * How long after its claim a sequence number without a visible event is waited for by entity loads,
+	 * entity projections and deleteTo with the tag index (another writer's append between claim and batch)
+	 * before it counts as a crash gap and is stepped over. 0 never waits.
 	 */
 	private Duration inFlightWait = DEFAULTS.inFlightWait();
 

@@ -1,0 +1,66 @@
+package io.cassandrajournal.journal;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import io.cassandrajournal.CassandraJournalOptions;
+
+/**
+ * Where this fits: the one rule for a sequence number that is claimed but not visible yet, applied by
+ * {@link ContiguousReplay} (replays and entity projections) and {@link EventDeleter} ({@code deleteTo}). One
+ * instance per call: it remembers the hole it last met.
+ * <p>
+ * A missing number is in flight while its claim is younger than {@link CassandraJournalOptions#inFlightWait()}
+ * and this call first met it less than that long ago (a local bound, so a writer whose clock runs ahead cannot
+ * stall the caller for longer). Waiting is re-reading after a doubling backoff (10 ms to 200 ms, restarted for
+ * each new hole) on {@link CompletableFuture#delayedExecutor}: no thread blocks.
+ */
+final class HoleWait {
+
+	private static final long FIRST_BACKOFF_MILLIS = 10;
+
+	private static final long MAX_BACKOFF_MILLIS = 200;
+
+	private final CassandraJournalOptions options;
+
+	private long holeFrom = -1;
+
+	private long holeSeenAt;
+
+	private long backoff = FIRST_BACKOFF_MILLIS;
+
+	HoleWait(CassandraJournalOptions options) {
+		this.options = options;
+	}
+
+	/**
+	 * @param missing the first missing sequence number
+	 * @param claimedAt no earlier than its claim (epoch millis of the claiming writer's clock): the time stamp of
+	 * the next visible event above it, or the head's {@code updated_at}
+	 * @return whether it is still in flight (wait and read again) rather than a crash gap (step over it)
+	 */
+	boolean inFlight(long missing, long claimedAt) {
+		long now = this.options.clock().millis();
+		if (missing != this.holeFrom) {
+			this.holeFrom = missing;
+			this.holeSeenAt = now;
+			this.backoff = FIRST_BACKOFF_MILLIS;
+		}
+		long bound = this.options.inFlightWait().toMillis();
+		return now - claimedAt < bound && now - this.holeSeenAt < bound;
+	}
+
+	/**
+	 * @param again the read to run again
+	 * @return its stage, started after the current backoff (which then doubles)
+	 */
+	<T> CompletionStage<T> later(Supplier<? extends CompletionStage<T>> again) {
+		long delay = this.backoff;
+		this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF_MILLIS);
+		return CompletableFuture.runAsync(() -> {
+		}, CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS)).thenCompose((ignored) -> again.get());
+	}
+
+}
