@@ -123,9 +123,15 @@ public final class ProjectionEngine implements AutoCloseable {
 			leases.setDaemon(true);
 			return leases;
 		});
+		// Renewals have a thread of their own: the lease thread blocks on balancing requests, renewals never do.
+		ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread renewing = new Thread(task, "projection-lease-renewals-" + settings.instanceId());
+			renewing.setDaemon(true);
+			return renewing;
+		});
 		return new SegmentOwnership.Context(settings, LeaseTable.create(settings.session(), settings.options()),
-				MemberTable.create(settings.session(), settings.options()), offsets, thread, builder.nanoClock,
-				new AtomicBoolean());
+				MemberTable.create(settings.session(), settings.options()), offsets, thread, renewals,
+				builder.nanoClock, new AtomicBoolean());
 	}
 
 	/**
@@ -299,6 +305,7 @@ public final class ProjectionEngine implements AutoCloseable {
 		this.executor.shutdownNow();
 		if (this.sharing != null) {
 			this.sharing.thread().shutdownNow();
+			this.sharing.renewals().shutdownNow();
 		}
 	}
 

@@ -1,0 +1,129 @@
+package io.cassandrajournal.projection;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.Statement;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.journal.CassandraJournal;
+import io.cassandrajournal.query.CassandraReadJournal;
+import io.cassandrajournal.query.TagFilter;
+import io.cassandrajournal.query.TagOffset;
+import io.cassandrajournal.serialization.JacksonEventSerializer;
+import io.cassandrajournal.state.CassandraDurableStateStore;
+import io.cassandrajournal.testing.AccountEvent;
+import io.cassandrajournal.testing.FaultInjectingSession;
+import io.cassandrajournal.testsupport.CassandraTest;
+import io.cassandrajournal.testsupport.TestKeyspace;
+
+import static io.cassandrajournal.testing.Await.result;
+import static io.cassandrajournal.testing.FaultInjectingSession.cqlContains;
+import static io.cassandrajournal.testing.FaultInjectingSession.writesTo;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * One instance sharing a projection of 4 segments on a real node while its lease requests misbehave: a renewal
+ * that hangs, lease rows that cannot be read, a reset whose cursor write fails. Each must leave the other
+ * segments running and no segment held without a running owner.
+ */
+@CassandraTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SegmentOwnershipFaultsIT {
+
+	private static final Duration LEASE_TIMEOUT = Duration.ofSeconds(3);
+
+	private static final Duration RENEW_INTERVAL = Duration.ofMillis(500);
+
+	private static final int SEGMENTS = 4;
+
+	private TestKeyspace keyspace;
+
+	private CassandraJournalOptions options;
+
+	private FaultInjectingSession faults;
+
+	private CassandraJournal journal;
+
+	private CassandraReadJournal query;
+
+	private MemberTable members;
+
+	@BeforeAll
+	void create(TestKeyspace keyspace) {
+		this.keyspace = keyspace;
+		this.options = CassandraJournalOptions.create().withKeyspace(keyspace.name()).withUseTagIndex(true);
+		this.faults = new FaultInjectingSession(keyspace.session());
+		JacksonEventSerializer serializer = new JacksonEventSerializer();
+		this.journal = CassandraJournal.create(keyspace.session(), this.options, serializer);
+		this.query = CassandraReadJournal.create(this.journal, keyspace.session(), this.options, serializer);
+		this.members = MemberTable.create(keyspace.session(), this.options);
+	}
+
+	@AfterEach
+	void heal() {
+		this.faults.heal();
+	}
+
+	/** An engine whose lease, membership and cursor requests all go through the fault-injecting session. */
+	private ProjectionEngine engine(String instance) {
+		return ProjectionEngine.builder(this.journal)
+			.readJournal(this.query)
+			.offsetStore(new DurableStateOffsetStore(CassandraDurableStateStore.create(this.faults.session(),
+					this.options, new JacksonEventSerializer())))
+			.sharing(ProjectionSharing.create(this.faults.session(), this.options)
+				.withInstanceId(instance)
+				.withLeaseTiming(LEASE_TIMEOUT, RENEW_INTERVAL))
+			.build();
+	}
+
+	private SegmentedProjection<?> register(ProjectionEngine engine, String name) {
+		return (SegmentedProjection<?>) engine.register(Projection.byTag(name, TagFilter.tag(name),
+				AccountEvent.class, EventHandler.blocking((event) -> {
+				}), ProjectionSettings.defaults().withSegments(SEGMENTS).withPollInterval(Duration.ofMillis(100))));
+	}
+
+	private static boolean allRunning(SegmentedProjection<?> projection) {
+		return projection.segments().stream().allMatch((s) -> s.term != null && s.runner != null
+				&& s.runner.status().state() == ProjectionState.RUNNING);
+	}
+
+	/** @return the renewals of one segment's lease */
+	private static Predicate<Statement<?>> renewalOf(String segment) {
+		return cqlContains("SET beat = ?")
+			.and((s) -> s instanceof BoundStatement bound && segment.equals(bound.getString("segment")));
+	}
+
+	@Test
+	void aRenewalThatHangsDoesNotLetTheOtherSegmentsLeasesLapse() {
+		String name = "stuck-" + System.nanoTime();
+		try (ProjectionEngine engine = engine("a")) {
+			SegmentedProjection<?> projection = register(engine, name);
+			result(engine.startAll());
+			// Bound: the instance counts itself live and takes every free segment on its first rounds.
+			await("every segment runs").atMost(Duration.ofSeconds(20)).until(() -> allRunning(projection));
+			List<SegmentedProjection.Segment> others = projection.segments().subList(1, SEGMENTS);
+			Map<SegmentedProjection.Segment, LeaseTerm> terms = others.stream()
+				.collect(Collectors.toMap((s) -> s, (s) -> s.term));
+
+			this.faults.delayMatching(renewalOf(projection.segments().get(0).range.key()), LEASE_TIMEOUT.multipliedBy(2));
+
+			// Bound: for two lease timeouts (each term is valid 2.5 s past its last renewal's start) the other
+			// segments keep the term they had and it stays valid: they were renewed on time.
+			await("the other segments keep their terms").during(LEASE_TIMEOUT.multipliedBy(2))
+				.atMost(LEASE_TIMEOUT.multipliedBy(3))
+				.until(() -> others.stream().allMatch((s) -> s.term == terms.get(s) && terms.get(s).valid()));
+		}
+	}
+
+}
