@@ -31,7 +31,9 @@ import io.cassandrajournal.query.TagOffset;
  * waits for another, at most one per segment is in flight, and each is bounded by the term's validity
  * ({@code leaseTimeout - renewInterval}), so one stuck request (or a slow balancing round) cannot delay the
  * renewal of the other segments past their terms. A refused, failed or timed-out renewal, or a term that lapsed,
- * stops that segment's runner at once. Every renewal interval, on the engine's lease thread: write this
+ * stops that segment's runner at once. Every renewal interval, on the engine's lease thread: read every
+ * segment's lease row (a round that cannot read them stops here, without a heartbeat: others then see this
+ * instance silent and take its share rather than leave it to an instance that cannot run it); write this
  * instance's heartbeat and read who is live ({@link MemberTable.Watch}); then, for each segment, compute its
  * owner among the live members by rendezvous
  * hashing ({@link Rendezvous}). A segment this instance should own is taken at once when free or released, and
@@ -148,14 +150,19 @@ final class SegmentOwnership {
 			if (!this.active || this.context.frozen().get()) {
 				return;
 			}
+			// The rows first: an instance that cannot read them cannot take or keep watching segments, so it must
+			// not beat either (others would count it live and leave it the segments it cannot run).
+			Map<String, Lease> rows = watchRows();
+			if (rows == null) {
+				return;
+			}
 			Set<String> live = liveMembers();
 			if (live == null) {
 				return;
 			}
-			Map<String, Lease> rows = watchRows();
 			for (SegmentedProjection.Segment segment : this.segments) {
 				boolean mine = this.self.equals(Rendezvous.winner(this.projection, segment.range.key(), live));
-				if (segment.term == null && mine && rows != null) {
+				if (segment.term == null && mine) {
 					tryTake(segment, Optional.ofNullable(rows.get(segment.range.key())));
 				}
 				else if (segment.term != null && !mine && !this.handingOver.containsKey(segment)) {
@@ -269,20 +276,18 @@ final class SegmentOwnership {
 	}
 
 	/**
-	 * Reads the lease rows of every segment this instance does not hold and feeds each one's {@link LeaseWatch},
-	 * also for segments another instance should own: so when an owner falls silent, its segments' silence is
-	 * counted from then on, in parallel with its membership's, and they are taken about one lease timeout later.
+	 * Reads the lease rows of every segment (in one request, so every round shows whether this instance can read
+	 * them at all) and feeds the {@link LeaseWatch} of each segment it does not hold, also for segments another
+	 * instance should own: so when an owner falls silent, its segments' silence is counted from then on, in
+	 * parallel with its membership's, and they are taken about one lease timeout later.
 	 * @return the rows read (empty segments are absent), or {@code null} if they could not be read
 	 */
 	private @Nullable Map<String, Lease> watchRows() {
-		List<SegmentedProjection.Segment> unheld = this.segments.stream().filter((s) -> s.term == null).toList();
-		if (unheld.isEmpty()) {
-			return Map.of();
-		}
 		try {
 			Map<String, Lease> rows = join(this.context.leases().watch(this.projection,
-					unheld.stream().map((s) -> s.range.key()).toList()));
+					this.segments.stream().map((s) -> s.range.key()).toList()));
 			long now = this.context.nanoClock().getAsLong();
+			List<SegmentedProjection.Segment> unheld = this.segments.stream().filter((s) -> s.term == null).toList();
 			for (SegmentedProjection.Segment segment : unheld) {
 				this.watches.computeIfAbsent(segment, (s) -> new LeaseWatch(this.timeout))
 					.mayTake(Optional.ofNullable(rows.get(segment.range.key())), now);
@@ -290,7 +295,8 @@ final class SegmentOwnership {
 			return rows;
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Projection {}: reading its lease rows failed; trying again", this.projection, ex);
+			logger.warn("Projection {}: reading its lease rows failed; no heartbeat this round, trying again",
+					this.projection, ex);
 			return null;
 		}
 	}

@@ -126,4 +126,22 @@ class SegmentOwnershipFaultsIT {
 		}
 	}
 
+	@Test
+	void anInstanceThatCannotReadTheLeaseRowsDoesNotBeat() {
+		String name = "blind-" + System.nanoTime();
+		this.faults.failMatching(cqlContains("segment IN"));
+		try (ProjectionEngine engine = engine("a")) {
+			SegmentedProjection<?> projection = register(engine, name);
+			result(engine.startAll());
+			// Bound: a round runs at once and then every renewal interval; none of the first eight may beat.
+			await("no heartbeat while the lease rows cannot be read").during(RENEW_INTERVAL.multipliedBy(4))
+				.atMost(RENEW_INTERVAL.multipliedBy(6))
+				.until(() -> !result(this.members.list(name)).containsKey("a"));
+
+			this.faults.heal();
+			await("every segment runs once the rows can be read").atMost(Duration.ofSeconds(20))
+				.until(() -> allRunning(projection));
+		}
+	}
+
 }
