@@ -330,6 +330,30 @@ final class SegmentOwnership {
 	}
 
 	/**
+	 * A reset of a segment's cursor failed and left its runner stopped while the lease is held: release the
+	 * segment (as on a hand-over), so that it is taken again from its stored cursor instead of staying held
+	 * without a running owner.
+	 * @param segment the segment
+	 * @param runner the runner whose reset failed
+	 * @param error why
+	 */
+	void resetFailed(SegmentedProjection.Segment segment, ProjectionRunner<?> runner, Throwable error) {
+		try {
+			this.context.thread().execute(() -> {
+				if (segment.runner != runner || segment.term == null || this.handingOver.containsKey(segment)) {
+					return;
+				}
+				logger.warn("Projection {}: resetting segment {} failed; releasing it so it runs again from its "
+						+ "stored cursor: {}", this.projection, segment.range.key(), Errors.unwrap(error).toString());
+				handOver(segment);
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			// The engine is closing: its leases lapse or were released.
+		}
+	}
+
+	/**
 	 * Stops the segment's runner after the batch in hand (its cursor stored), then releases the lease.
 	 * @return completes once released
 	 */

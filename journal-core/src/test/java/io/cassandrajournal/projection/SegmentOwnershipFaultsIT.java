@@ -144,4 +144,23 @@ class SegmentOwnershipFaultsIT {
 		}
 	}
 
+	@Test
+	void aResetWhoseCursorWriteFailsReleasesItsSegmentsSoTheyRunAgain() {
+		String name = "reset-" + System.nanoTime();
+		try (ProjectionEngine engine = engine("a")) {
+			SegmentedProjection<?> projection = register(engine, name);
+			result(engine.startAll());
+			await("every segment runs").atMost(Duration.ofSeconds(20)).until(() -> allRunning(projection));
+
+			this.faults.failMatching(writesTo(this.options.durableStateTable()));
+			assertThatThrownBy(() -> result(projection.reset(TagOffset.START))).isNotNull();
+			this.faults.heal();
+
+			// Bound: the segments are released at once and taken again on the next round (the row is released),
+			// their cursors fenced and runners started: well within two lease timeouts.
+			await("every segment runs again").atMost(LEASE_TIMEOUT.multipliedBy(2)).until(() -> allRunning(projection));
+			assertThat(projection.status().state()).isEqualTo(ProjectionState.RUNNING);
+		}
+	}
+
 }
