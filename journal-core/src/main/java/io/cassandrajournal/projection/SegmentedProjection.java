@@ -172,10 +172,16 @@ final class SegmentedProjection<E> implements ProjectionControl {
 		return running.isEmpty() ? CompletableFuture.completedFuture(List.of()) : running.get(0).deadLetters(limit);
 	}
 
+	/**
+	 * Redelivers the dead letters of the segments this instance runs, each by its segment's runner (which then
+	 * parks its entities anew); with sharing, the letters of segments other instances run stay for them.
+	 */
 	@Override
 	public CompletionStage<Integer> redeliverDeadLetters() {
-		List<ProjectionRunner<?>> running = running();
-		return running.isEmpty() ? CompletableFuture.completedFuture(0) : running.get(0).redeliverDeadLetters();
+		List<CompletableFuture<Integer>> each = running().stream()
+			.map((runner) -> runner.redeliverDeadLetters().toCompletableFuture()).toList();
+		return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+			.thenApply((ignored) -> each.stream().mapToInt(CompletableFuture::join).sum());
 	}
 
 	void wake(AppendResult result) {
