@@ -40,7 +40,8 @@ import io.cassandrajournal.query.TagOffset;
  * after the lease timeout when its owner fell silent ({@link LeaseWatch}); its cursor is fenced under the new
  * epoch before its runner starts. A segment it holds but should not (a member joined) is handed over: its runner
  * stops after the batch in hand and stores the cursor, then the lease is released, so the winner takes it at
- * once. A graceful stop hands over every segment and deletes the membership row.
+ * once. A graceful stop hands over every segment (renewing each until it is released, so the batch in hand
+ * finishes under a valid term) and deletes the membership row.
  * <p>
  * All state changes run on the one lease thread, so none of this needs a lock: the renewal thread only sends
  * renewals and updates or ends {@link LeaseTerm}s (thread-safe), and hands a segment to drop to the lease thread.
@@ -126,15 +127,18 @@ final class SegmentOwnership {
 				this.loop.cancel(false);
 				this.loop = null;
 			}
-			if (this.renewalLoop != null) {
-				this.renewalLoop.cancel(false);
-				this.renewalLoop = null;
-			}
+			// Renewals go on until every segment was handed over: a batch in hand finishes and stores its cursor
+			// under a valid term, however long it takes.
+			ScheduledFuture<?> renewals = this.renewalLoop;
+			this.renewalLoop = null;
 			List<CompletableFuture<Void>> each = this.segments.stream().filter((s) -> s.term != null)
 				.map(this::handOver).toList();
 			CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
 				.thenCompose((ignored) -> this.context.members().leave(this.projection, this.self))
 				.whenComplete((ok, error) -> {
+					if (renewals != null) {
+						renewals.cancel(false);
+					}
 					if (error != null) {
 						logger.warn("Projection {}: leaving the members failed (others see this instance silent "
 								+ "after the lease timeout)", this.projection, Errors.unwrap(error));
@@ -193,7 +197,8 @@ final class SegmentOwnership {
 	 */
 	private void renewAll() {
 		try {
-			if (!this.active || this.context.frozen().get()) {
+			// Also while stopping (no longer active): the segments still held are being handed over.
+			if (this.context.frozen().get()) {
 				return;
 			}
 			for (SegmentedProjection.Segment segment : this.segments) {

@@ -1,8 +1,12 @@
 package io.cassandrajournal.projection;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
@@ -15,6 +19,7 @@ import org.junit.jupiter.api.TestInstance;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.journal.CassandraJournal;
+import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.query.CassandraReadJournal;
 import io.cassandrajournal.query.TagFilter;
 import io.cassandrajournal.query.TagOffset;
@@ -34,8 +39,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * One instance sharing a projection of 4 segments on a real node while its lease requests misbehave: a renewal
- * that hangs, lease rows that cannot be read, a reset whose cursor write fails. Each must leave the other
- * segments running and no segment held without a running owner.
+ * that hangs, lease rows that cannot be read, a reset whose cursor write fails, a graceful stop whose batch in
+ * hand outlasts the term. Each must leave the other segments running, no segment held without a running owner,
+ * and a batch in hand under a valid term.
  */
 @CassandraTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -161,6 +167,53 @@ class SegmentOwnershipFaultsIT {
 			await("every segment runs again").atMost(LEASE_TIMEOUT.multipliedBy(2)).until(() -> allRunning(projection));
 			assertThat(projection.status().state()).isEqualTo(ProjectionState.RUNNING);
 		}
+	}
+
+	@Test
+	void aStoppingInstanceKeepsRenewingWhileItsBatchInHandFinishes() {
+		String name = "stopping-" + System.nanoTime();
+		CountDownLatch holding = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		try (ProjectionEngine engine = engine("a")) {
+			try {
+				stopWhileABatchIsInHand(engine, name, holding, release);
+			}
+			finally {
+				release.countDown();
+			}
+		}
+	}
+
+	private void stopWhileABatchIsInHand(ProjectionEngine engine, String name, CountDownLatch holding,
+			CountDownLatch release) {
+		SegmentedProjection<?> projection = (SegmentedProjection<?>) engine.register(Projection.byTag(name,
+				TagFilter.tag(name), AccountEvent.class, EventHandler.blocking((event) -> {
+					holding.countDown();
+					release.await();
+				}), ProjectionSettings.defaults().withSegments(SEGMENTS).withPollInterval(Duration.ofMillis(100))));
+		result(engine.startAll());
+		await("every segment runs").atMost(Duration.ofSeconds(20)).until(() -> allRunning(projection));
+		String entity = name + "-account";
+		result(this.journal.append(entity, 0, List.of(EventToAppend.of(new AccountEvent.Deposited(1), name))));
+		// Bound: the segment polls every 100 ms.
+		await("a handler holds the batch").atMost(Duration.ofSeconds(10)).until(() -> holding.getCount() == 0);
+		SegmentedProjection.Segment held = projection.segments().stream().filter((s) -> s.range.contains(entity))
+			.findFirst().orElseThrow();
+		LeaseTerm term = held.term;
+
+		CompletionStage<Void> stopped = engine.stopAll();
+		LeaseTable leases = LeaseTable.create(this.keyspace.session(), this.options);
+		Set<Long> beats = new HashSet<>();
+		// Bound: a renewal every 500 ms; 7 beats seen take about 3 s, past the term's 2.5 s validity.
+		await("the stopping instance keeps renewing the segment whose batch is in hand")
+			.atMost(LEASE_TIMEOUT.multipliedBy(2)).pollInterval(Duration.ofMillis(100)).until(() -> {
+				result(leases.read(name, held.range.key())).ifPresent((lease) -> beats.add(lease.beat()));
+				return beats.size() >= 7;
+			});
+		assertThat(term.valid()).as("the term of the batch in hand").isTrue();
+		release.countDown();
+		result(stopped);
+		assertThat(result(leases.read(name, held.range.key())).orElseThrow().owner()).as("released").isNull();
 	}
 
 }
