@@ -92,7 +92,7 @@ public final class DurableStateOffsetStore implements OffsetStore {
 	@Override
 	public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
 		return read(id).thenApply((state) -> {
-			this.revisions.put(id, state.map(DurableState::revision).orElse(0L));
+			raise(id, state.map(DurableState::revision).orElse(0L));
 			this.unknownOutcomes.remove(id);
 			return state.map((s) -> s.value().offset());
 		});
@@ -126,7 +126,7 @@ public final class DurableStateOffsetStore implements OffsetStore {
 		return revision.thenCompose((current) -> this.store.upsert(key(id), current + 1, cursor.payload())
 			.handle((ok, error) -> {
 				if (error == null) {
-					this.revisions.put(id, current + 1);
+					raise(id, current + 1);
 					this.unknownOutcomes.remove(id);
 					return CompletableFuture.<Void>completedFuture(null);
 				}
@@ -146,7 +146,7 @@ public final class DurableStateOffsetStore implements OffsetStore {
 					// The stored cursor carries its writer's epoch: another owner's cursor never equals one of ours.
 					if (stored.isPresent() && stored.get().revision() == current + 1
 							&& mine.contains(stored.get().value())) {
-						this.revisions.put(id, current + 1);
+						raise(id, current + 1);
 						return save(id, cursor, false);
 					}
 					return CompletableFuture.<Void>failedFuture(cause);
@@ -191,7 +191,7 @@ public final class DurableStateOffsetStore implements OffsetStore {
 				.thenCompose((ignored) -> this.store.upsert(key(id), revision + 2, cursor.payload()))
 				.handle((ok, error) -> {
 					if (error == null) {
-						this.revisions.put(id, revision + 2);
+						raise(id, revision + 2);
 						this.unknownOutcomes.remove(id);
 						return CompletableFuture.completedFuture(cursor.offset());
 					}
@@ -213,6 +213,16 @@ public final class DurableStateOffsetStore implements OffsetStore {
 	void forget(ProjectionId id) {
 		this.revisions.remove(id);
 		this.unknownOutcomes.remove(id);
+	}
+
+	/**
+	 * Moves the cached revision of a cursor up, never down: a read that was sent before one of this instance's
+	 * saves landed answers with an older revision, and taking it would turn the next save into a conflict (or,
+	 * settled as an unknown outcome, into a write on a revision it never read). Only {@link #delete} and
+	 * {@link #forget} drop what is cached.
+	 */
+	private void raise(ProjectionId id, long revision) {
+		this.revisions.merge(id, revision, Math::max);
 	}
 
 	private void remember(ProjectionId id, Cursor cursor) {

@@ -13,6 +13,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -62,6 +63,13 @@ final class FailureHandling<E> {
 	/** Entities with a dead letter, whose later events are dead-lettered too (with {@code parkAfterDeadLetter}). */
 	private final Set<String> parked = ConcurrentHashMap.newKeySet();
 
+	/**
+	 * The entities whose dead letters this runner parks and redelivers: all of them, or with segments the
+	 * segment's (the queue keeps a projection's letters together; the other segments' runners, maybe on other
+	 * instances, own the rest).
+	 */
+	private volatile Predicate<String> entities = (persistenceId) -> true;
+
 	/** The key of the event an operator asked to skip, until an attempt on it takes the request. */
 	private final AtomicReference<@Nullable String> skipRequested = new AtomicReference<>();
 
@@ -110,6 +118,11 @@ final class FailureHandling<E> {
 		this.skipRequested.set(key);
 	}
 
+	/** @param which the entities (by persistenceId) whose dead letters this runner parks and redelivers */
+	void entities(Predicate<String> which) {
+		this.entities = which;
+	}
+
 	/** Reads the parked entities again from the dead letters (with {@code parkAfterDeadLetter}). */
 	CompletionStage<Void> loadParked() {
 		if (!this.settings.parkAfterDeadLetter() || this.deadLetters == null) {
@@ -117,8 +130,13 @@ final class FailureHandling<E> {
 		}
 		return this.deadLetters.list(this.id.name(), 100_000).thenAccept((letters) -> {
 			this.parked.clear();
-			letters.forEach((letter) -> this.parked.add(letter.event().persistenceId()));
+			ours(letters).forEach((letter) -> this.parked.add(letter.event().persistenceId()));
 		});
+	}
+
+	private List<DeadLetter> ours(List<DeadLetter> letters) {
+		Predicate<String> which = this.entities;
+		return letters.stream().filter((letter) -> which.test(letter.event().persistenceId())).toList();
 	}
 
 	/**
@@ -255,7 +273,7 @@ final class FailureHandling<E> {
 	}
 
 	/**
-	 * Hands every dead letter to the handler again, one after another; a letter whose event is handled now is
+	 * Hands every dead letter of this runner's entities to the handler again, one after another; a letter whose event is handled now is
 	 * removed, one that fails again stays.
 	 * @return how many were handled
 	 */
@@ -265,7 +283,7 @@ final class FailureHandling<E> {
 			return CompletableFuture.completedFuture(0);
 		}
 		return queue.list(this.id.name(), 10_000)
-			.thenComposeAsync((letters) -> redeliver(queue, letters, 0, 0), this.executor)
+			.thenComposeAsync((letters) -> redeliver(queue, ours(letters), 0, 0), this.executor)
 			.thenCompose((count) -> loadParked().thenApply((ignored) -> count));
 	}
 

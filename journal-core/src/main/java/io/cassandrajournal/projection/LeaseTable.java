@@ -14,6 +14,7 @@ import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.internal.AsyncPaging;
 import io.cassandrajournal.internal.CqlNames;
 import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.internal.JournalStatements;
@@ -115,17 +116,15 @@ final class LeaseTable {
 	 * take conditioned on it fail).
 	 * @param projection the projection
 	 * @param segments the segments
-	 * @return the rows found, by segment
+	 * @return the rows found, by segment (every page of the answer)
 	 */
 	CompletionStage<Map<String, Lease>> watch(String projection, List<String> segments) {
-		return this.session.executeAsync(this.watch.bind(projection, segments)).thenApply((rs) -> {
-			Map<String, Lease> rows = new HashMap<>();
-			for (Row row : rs.currentPage()) {
-				String segment = row.getString("segment");
-				rows.put(segment, lease(projection, segment, row));
-			}
-			return rows;
-		});
+		Map<String, Lease> rows = new HashMap<>();
+		// Every page: with more segments than a page holds, the rows past the first page would read as free.
+		return AsyncPaging.forEachRow(this.session.executeAsync(this.watch.bind(projection, segments)), (row) -> {
+			String segment = row.getString("segment");
+			rows.put(segment, lease(projection, segment, row));
+		}).thenApply((ignored) -> rows);
 	}
 
 	/**

@@ -11,9 +11,9 @@ import java.util.concurrent.ThreadLocalRandom;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
-import com.datastax.oss.driver.api.core.cql.Row;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.internal.AsyncPaging;
 import io.cassandrajournal.internal.CqlNames;
 import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.SchemaManager;
@@ -80,15 +80,13 @@ final class MemberTable {
 		return this.session.executeAsync(this.leave.bind(projection, member)).thenApply((rs) -> null);
 	}
 
-	/** @return every member row's current beat */
+	/** @return every member row's current beat (every page of the answer) */
 	CompletionStage<Map<String, Long>> list(String projection) {
-		return this.session.executeAsync(this.list.bind(projection)).thenApply((rs) -> {
-			Map<String, Long> beats = new HashMap<>();
-			for (Row row : rs.currentPage()) {
-				beats.put(row.getString("member"), row.getLong("beat"));
-			}
-			return beats;
-		});
+		Map<String, Long> beats = new HashMap<>();
+		// Every page: with more members than a page holds, the members past the first page would count as gone.
+		return AsyncPaging.forEachRow(this.session.executeAsync(this.list.bind(projection)),
+				(row) -> beats.put(row.getString("member"), row.getLong("beat")))
+			.thenApply((ignored) -> beats);
 	}
 
 	/**

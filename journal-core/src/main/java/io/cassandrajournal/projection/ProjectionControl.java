@@ -57,7 +57,9 @@ public interface ProjectionControl {
 
 	/**
 	 * Hands the projection's dead letters to its (fixed) handler again, in persistenceId and sequence order;
-	 * each one handled is removed from the queue and releases the events parked behind it.
+	 * each one handled is removed from the queue and releases the events parked behind it. A projection split
+	 * into segments redelivers each segment's letters through that segment's runner; with sharing, only the
+	 * segments this instance runs (call it on every instance; the other segments' letters stay for their owners).
 	 * @return how many were handled
 	 */
 	CompletionStage<Integer> redeliverDeadLetters();

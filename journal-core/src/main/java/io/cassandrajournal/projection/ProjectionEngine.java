@@ -123,9 +123,15 @@ public final class ProjectionEngine implements AutoCloseable {
 			leases.setDaemon(true);
 			return leases;
 		});
+		// Renewals have a thread of their own: the lease thread blocks on balancing requests, renewals never do.
+		ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread renewing = new Thread(task, "projection-lease-renewals-" + settings.instanceId());
+			renewing.setDaemon(true);
+			return renewing;
+		});
 		return new SegmentOwnership.Context(settings, LeaseTable.create(settings.session(), settings.options()),
-				MemberTable.create(settings.session(), settings.options()), offsets, thread, builder.nanoClock,
-				new AtomicBoolean());
+				MemberTable.create(settings.session(), settings.options()), offsets, thread, renewals,
+				builder.nanoClock, new AtomicBoolean());
 	}
 
 	/**
@@ -169,10 +175,13 @@ public final class ProjectionEngine implements AutoCloseable {
 						+ projection.persistenceId() + "), so it has one segment, not " + projection.settings().segments());
 			}
 			boolean sliced = projection.settings().segments() > 1;
-			control = new SegmentedProjection<>(projection, (segment, mayGoOn, cursor) -> new ProjectionRunner<>(
-					projection, segment.id, mayGoOn, sliced ? sliced(segment.range, sources) : sources, cursor,
-					this.deadLetters, this::publish, this.serializer, metrics, this.retries, this.executor, this.clock),
-					this.offsets, this.sharing);
+			control = new SegmentedProjection<>(projection, (segment, mayGoOn, cursor) -> {
+				ProjectionRunner<E> runner = new ProjectionRunner<>(projection, segment.id, mayGoOn,
+						sliced ? sliced(segment.range, sources) : sources, cursor, this.deadLetters, this::publish,
+						this.serializer, metrics, this.retries, this.executor, this.clock);
+				// Each segment parks and redelivers its own entities' dead letters, whoever runs the others.
+				return sliced ? runner.onlyEntities(segment.range::contains) : runner;
+			}, this.offsets, this.sharing);
 		}
 		if (this.runners.putIfAbsent(projection.id(), control) != null) {
 			throw new IllegalArgumentException("a projection " + projection.id() + " is already registered");
@@ -299,6 +308,7 @@ public final class ProjectionEngine implements AutoCloseable {
 		this.executor.shutdownNow();
 		if (this.sharing != null) {
 			this.sharing.thread().shutdownNow();
+			this.sharing.renewals().shutdownNow();
 		}
 	}
 

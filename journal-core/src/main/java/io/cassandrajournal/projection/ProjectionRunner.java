@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -111,6 +112,16 @@ final class ProjectionRunner<E> implements ProjectionControl {
 		this.failures = new FailureHandling<>(projection, deadLetters, deadLetterListener, serializer, metrics, retries,
 				executor, clock, this.run);
 		this.lag = new Lag(metrics, clock);
+	}
+
+	/**
+	 * Limits the dead letters this runner parks and redelivers to its segment's entities (before it starts).
+	 * @param which the segment's entities, by persistenceId
+	 * @return this runner
+	 */
+	ProjectionRunner<E> onlyEntities(Predicate<String> which) {
+		this.failures.entities(which);
+		return this;
 	}
 
 	@Override

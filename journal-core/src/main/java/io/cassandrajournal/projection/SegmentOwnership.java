@@ -8,9 +8,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -24,16 +27,24 @@ import io.cassandrajournal.query.TagOffset;
 
 /**
  * Which segments of one shared projection this instance runs, without a coordinator. Every renewal interval,
- * on the engine's lease thread: renew the leases held (a refused or failed renewal, or a term that lapsed,
- * stops that segment's runner at once); write this instance's heartbeat and read who is live
- * ({@link MemberTable.Watch}); then, for each segment, compute its owner among the live members by rendezvous
+ * on the engine's renewal thread, each lease held is renewed on its own: the renewals are sent together and none
+ * waits for another, at most one per segment is in flight, and each is bounded by the term's validity
+ * ({@code leaseTimeout - renewInterval}), so one stuck request (or a slow balancing round) cannot delay the
+ * renewal of the other segments past their terms. A refused, failed or timed-out renewal, or a term that lapsed,
+ * stops that segment's runner at once. Every renewal interval, on the engine's lease thread: read every
+ * segment's lease row (a round that cannot read them stops here, without a heartbeat: others then see this
+ * instance silent and take its share rather than leave it to an instance that cannot run it); write this
+ * instance's heartbeat and read who is live ({@link MemberTable.Watch}); then, for each segment, compute its
+ * owner among the live members by rendezvous
  * hashing ({@link Rendezvous}). A segment this instance should own is taken at once when free or released, and
  * after the lease timeout when its owner fell silent ({@link LeaseWatch}); its cursor is fenced under the new
  * epoch before its runner starts. A segment it holds but should not (a member joined) is handed over: its runner
  * stops after the batch in hand and stores the cursor, then the lease is released, so the winner takes it at
- * once. A graceful stop hands over every segment and deletes the membership row.
+ * once. A graceful stop hands over every segment (renewing each until it is released, so the batch in hand
+ * finishes under a valid term) and deletes the membership row.
  * <p>
- * All state changes run on the one lease thread, so none of this needs a lock.
+ * All state changes run on the one lease thread, so none of this needs a lock: the renewal thread only sends
+ * renewals and updates or ends {@link LeaseTerm}s (thread-safe), and hands a segment to drop to the lease thread.
  */
 final class SegmentOwnership {
 
@@ -41,8 +52,8 @@ final class SegmentOwnership {
 
 	/** What every shared projection of an engine uses. */
 	record Context(ProjectionSharing settings, LeaseTable leases, MemberTable members,
-			DurableStateOffsetStore offsets, ScheduledExecutorService thread, LongSupplier nanoClock,
-			AtomicBoolean frozen) {
+			DurableStateOffsetStore offsets, ScheduledExecutorService thread, ScheduledExecutorService renewals,
+			LongSupplier nanoClock, AtomicBoolean frozen) {
 	}
 
 	/** Starts a segment's runner under a lease term. */
@@ -65,15 +76,23 @@ final class SegmentOwnership {
 
 	private final Duration timeout;
 
+	/** How long a term stays valid after the start of its last successful renewal. */
+	private final Duration validFor;
+
 	private final MemberTable.Watch members;
 
 	private final Map<SegmentedProjection.Segment, LeaseWatch> watches = new HashMap<>();
 
 	private final Map<SegmentedProjection.Segment, CompletableFuture<Void>> handingOver = new HashMap<>();
 
+	/** The terms whose renewal is in flight (touched by the renewal thread and the driver's threads). */
+	private final Set<LeaseTerm> renewing = ConcurrentHashMap.newKeySet();
+
 	private @Nullable ScheduledFuture<?> loop;
 
-	private boolean active;
+	private @Nullable ScheduledFuture<?> renewalLoop;
+
+	private volatile boolean active;
 
 	SegmentOwnership(String projection, List<SegmentedProjection.Segment> segments, Context context, Starter starter) {
 		this.projection = projection;
@@ -82,6 +101,7 @@ final class SegmentOwnership {
 		this.starter = starter;
 		this.self = context.settings().instanceId();
 		this.timeout = context.settings().leaseTimeout();
+		this.validFor = this.timeout.minus(context.settings().renewInterval());
 		this.members = new MemberTable.Watch(this.self, this.timeout);
 	}
 
@@ -91,8 +111,10 @@ final class SegmentOwnership {
 				return;
 			}
 			this.active = true;
-			this.loop = this.context.thread().scheduleWithFixedDelay(this::tick, 0,
-					this.context.settings().renewInterval().toMillis(), TimeUnit.MILLISECONDS);
+			long interval = this.context.settings().renewInterval().toMillis();
+			this.loop = this.context.thread().scheduleWithFixedDelay(this::tick, 0, interval, TimeUnit.MILLISECONDS);
+			this.renewalLoop = this.context.renewals().scheduleWithFixedDelay(this::renewAll, interval, interval,
+					TimeUnit.MILLISECONDS);
 		}, this.context.thread());
 	}
 
@@ -105,11 +127,18 @@ final class SegmentOwnership {
 				this.loop.cancel(false);
 				this.loop = null;
 			}
+			// Renewals go on until every segment was handed over: a batch in hand finishes and stores its cursor
+			// under a valid term, however long it takes.
+			ScheduledFuture<?> renewals = this.renewalLoop;
+			this.renewalLoop = null;
 			List<CompletableFuture<Void>> each = this.segments.stream().filter((s) -> s.term != null)
 				.map(this::handOver).toList();
 			CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
 				.thenCompose((ignored) -> this.context.members().leave(this.projection, this.self))
 				.whenComplete((ok, error) -> {
+					if (renewals != null) {
+						renewals.cancel(false);
+					}
 					if (error != null) {
 						logger.warn("Projection {}: leaving the members failed (others see this instance silent "
 								+ "after the lease timeout)", this.projection, Errors.unwrap(error));
@@ -125,19 +154,19 @@ final class SegmentOwnership {
 			if (!this.active || this.context.frozen().get()) {
 				return;
 			}
-			for (SegmentedProjection.Segment segment : this.segments) {
-				if (segment.term != null) {
-					renew(segment);
-				}
+			// The rows first: an instance that cannot read them cannot take or keep watching segments, so it must
+			// not beat either (others would count it live and leave it the segments it cannot run).
+			Map<String, Lease> rows = watchRows();
+			if (rows == null) {
+				return;
 			}
 			Set<String> live = liveMembers();
 			if (live == null) {
 				return;
 			}
-			Map<String, Lease> rows = watchRows();
 			for (SegmentedProjection.Segment segment : this.segments) {
 				boolean mine = this.self.equals(Rendezvous.winner(this.projection, segment.range.key(), live));
-				if (segment.term == null && mine && rows != null) {
+				if (segment.term == null && mine) {
 					tryTake(segment, Optional.ofNullable(rows.get(segment.range.key())));
 				}
 				else if (segment.term != null && !mine && !this.handingOver.containsKey(segment)) {
@@ -162,27 +191,74 @@ final class SegmentOwnership {
 		}
 	}
 
-	private void renew(SegmentedProjection.Segment segment) {
-		LeaseTerm term = segment.term;
-		if (term == null) {
-			return;
-		}
-		if (!term.valid()) {
-			drop(segment, term, "its lease lapsed or a cursor write was fenced");
-			return;
-		}
-		long started = this.context.nanoClock().getAsLong();
+	/**
+	 * On the renewal thread: sends the renewal of every lease held that has none in flight, without waiting for
+	 * any; drops (on the lease thread) a segment whose term lapsed.
+	 */
+	private void renewAll() {
 		try {
-			Optional<Lease> renewed = join(this.context.leases().renew(term.lease()));
-			if (renewed.isPresent()) {
-				term.renewed(renewed.get(), started);
+			// Also while stopping (no longer active): the segments still held are being handed over.
+			if (this.context.frozen().get()) {
+				return;
 			}
-			else {
-				drop(segment, term, "another instance took its lease");
+			for (SegmentedProjection.Segment segment : this.segments) {
+				LeaseTerm term = segment.term;
+				if (term != null) {
+					renew(segment, term);
+				}
 			}
 		}
 		catch (RuntimeException ex) {
-			drop(segment, term, "renewing its lease failed: " + Errors.unwrap(ex));
+			logger.warn("Projection {}: renewing its leases failed; trying again", this.projection, ex);
+		}
+	}
+
+	private void renew(SegmentedProjection.Segment segment, LeaseTerm term) {
+		if (!term.valid()) {
+			lose(segment, term, "its lease lapsed or a cursor write was fenced");
+			return;
+		}
+		if (!this.renewing.add(term)) {
+			return;
+		}
+		long started = this.context.nanoClock().getAsLong();
+		CompletableFuture<Optional<Lease>> renewal;
+		try {
+			renewal = this.context.leases().renew(term.lease()).toCompletableFuture();
+		}
+		catch (RuntimeException ex) {
+			renewal = CompletableFuture.failedFuture(ex);
+		}
+		// Bound: past the term's validity a renewal's answer is of no use, so it cannot hold the segment.
+		renewal.orTimeout(this.validFor.toMillis(), TimeUnit.MILLISECONDS).whenComplete((renewed, error) -> {
+			this.renewing.remove(term);
+			if (error == null && renewed.isPresent()) {
+				term.renewed(renewed.get(), started);
+			}
+			else if (error == null) {
+				lose(segment, term, "another instance took its lease");
+			}
+			else {
+				Throwable cause = Errors.unwrap(error);
+				lose(segment, term, (cause instanceof TimeoutException)
+						? "renewing its lease took longer than the term (" + this.validFor.toMillis() + " ms)"
+						: "renewing its lease failed: " + cause);
+			}
+		});
+	}
+
+	/** Ends a term at once (from any thread) and drops its segment on the lease thread. */
+	private void lose(SegmentedProjection.Segment segment, LeaseTerm term, String why) {
+		term.lose();
+		try {
+			this.context.thread().execute(() -> {
+				if (segment.term == term) {
+					drop(segment, term, why);
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			// The engine is closing: the term is lost, nothing more runs under it.
 		}
 	}
 
@@ -205,20 +281,18 @@ final class SegmentOwnership {
 	}
 
 	/**
-	 * Reads the lease rows of every segment this instance does not hold and feeds each one's {@link LeaseWatch},
-	 * also for segments another instance should own: so when an owner falls silent, its segments' silence is
-	 * counted from then on, in parallel with its membership's, and they are taken about one lease timeout later.
+	 * Reads the lease rows of every segment (in one request, so every round shows whether this instance can read
+	 * them at all) and feeds the {@link LeaseWatch} of each segment it does not hold, also for segments another
+	 * instance should own: so when an owner falls silent, its segments' silence is counted from then on, in
+	 * parallel with its membership's, and they are taken about one lease timeout later.
 	 * @return the rows read (empty segments are absent), or {@code null} if they could not be read
 	 */
 	private @Nullable Map<String, Lease> watchRows() {
-		List<SegmentedProjection.Segment> unheld = this.segments.stream().filter((s) -> s.term == null).toList();
-		if (unheld.isEmpty()) {
-			return Map.of();
-		}
 		try {
 			Map<String, Lease> rows = join(this.context.leases().watch(this.projection,
-					unheld.stream().map((s) -> s.range.key()).toList()));
+					this.segments.stream().map((s) -> s.range.key()).toList()));
 			long now = this.context.nanoClock().getAsLong();
+			List<SegmentedProjection.Segment> unheld = this.segments.stream().filter((s) -> s.term == null).toList();
 			for (SegmentedProjection.Segment segment : unheld) {
 				this.watches.computeIfAbsent(segment, (s) -> new LeaseWatch(this.timeout))
 					.mayTake(Optional.ofNullable(rows.get(segment.range.key())), now);
@@ -226,7 +300,8 @@ final class SegmentOwnership {
 			return rows;
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Projection {}: reading its lease rows failed; trying again", this.projection, ex);
+			logger.warn("Projection {}: reading its lease rows failed; no heartbeat this round, trying again",
+					this.projection, ex);
 			return null;
 		}
 	}
@@ -243,8 +318,7 @@ final class SegmentOwnership {
 			return;
 		}
 		this.watches.remove(segment);
-		LeaseTerm term = new LeaseTerm(taken.get(), started,
-				this.timeout.minus(this.context.settings().renewInterval()), this.context.nanoClock());
+		LeaseTerm term = new LeaseTerm(taken.get(), started, this.validFor, this.context.nanoClock());
 		try {
 			join(this.context.offsets().fence(segment.id, TagOffset.START, term.epoch()));
 		}
@@ -258,6 +332,30 @@ final class SegmentOwnership {
 		segment.term = term;
 		this.starter.run(segment, term::valid, new FencedCursor(this.context.offsets(), term));
 		logger.info("Projection {}: runs segment {} (epoch {})", this.projection, key, term.epoch());
+	}
+
+	/**
+	 * A reset of a segment's cursor failed and left its runner stopped while the lease is held: release the
+	 * segment (as on a hand-over), so that it is taken again from its stored cursor instead of staying held
+	 * without a running owner.
+	 * @param segment the segment
+	 * @param runner the runner whose reset failed
+	 * @param error why
+	 */
+	void resetFailed(SegmentedProjection.Segment segment, ProjectionRunner<?> runner, Throwable error) {
+		try {
+			this.context.thread().execute(() -> {
+				if (segment.runner != runner || segment.term == null || this.handingOver.containsKey(segment)) {
+					return;
+				}
+				logger.warn("Projection {}: resetting segment {} failed; releasing it so it runs again from its "
+						+ "stored cursor: {}", this.projection, segment.range.key(), Errors.unwrap(error).toString());
+				handOver(segment);
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			// The engine is closing: its leases lapse or were released.
+		}
 	}
 
 	/**

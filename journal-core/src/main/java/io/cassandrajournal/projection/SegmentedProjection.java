@@ -135,10 +135,30 @@ final class SegmentedProjection<E> implements ProjectionControl {
 		running().forEach(ProjectionControl::resume);
 	}
 
-	/** Resets the segments this instance runs (with sharing, the others keep their cursors). */
+	/**
+	 * Resets the segments this instance runs (with sharing, the others keep their cursors). With sharing, a
+	 * segment whose reset fails (its runner stays stopped) is released at once, so that it does not stay held
+	 * without a running owner: it is taken again (here or elsewhere) from its stored cursor; the failure still
+	 * reaches the caller.
+	 */
 	@Override
 	public CompletionStage<Void> reset(TagOffset offset) {
-		return all((runner) -> runner.reset(offset));
+		SegmentOwnership shared = this.ownership;
+		if (shared == null) {
+			return all((runner) -> runner.reset(offset));
+		}
+		List<CompletableFuture<Void>> each = new ArrayList<>();
+		for (Segment segment : this.segments) {
+			ProjectionRunner<?> runner = segment.runner;
+			if (runner != null) {
+				each.add(runner.reset(offset).toCompletableFuture().whenComplete((ok, error) -> {
+					if (error != null) {
+						shared.resetFailed(segment, runner, error);
+					}
+				}));
+			}
+		}
+		return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
 	}
 
 	@Override
@@ -152,10 +172,16 @@ final class SegmentedProjection<E> implements ProjectionControl {
 		return running.isEmpty() ? CompletableFuture.completedFuture(List.of()) : running.get(0).deadLetters(limit);
 	}
 
+	/**
+	 * Redelivers the dead letters of the segments this instance runs, each by its segment's runner (which then
+	 * parks its entities anew); with sharing, the letters of segments other instances run stay for them.
+	 */
 	@Override
 	public CompletionStage<Integer> redeliverDeadLetters() {
-		List<ProjectionRunner<?>> running = running();
-		return running.isEmpty() ? CompletableFuture.completedFuture(0) : running.get(0).redeliverDeadLetters();
+		List<CompletableFuture<Integer>> each = running().stream()
+			.map((runner) -> runner.redeliverDeadLetters().toCompletableFuture()).toList();
+		return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+			.thenApply((ignored) -> each.stream().mapToInt(CompletableFuture::join).sum());
 	}
 
 	void wake(AppendResult result) {

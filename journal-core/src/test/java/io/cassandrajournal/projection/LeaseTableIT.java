@@ -284,6 +284,28 @@ class LeaseTableIT {
 				CassandraDurableStateStore.create(this.keyspace.session(), this.options, new JacksonEventSerializer()));
 	}
 
+	@Test
+	void watchingMoreSegmentsThanFitInOnePageReturnsEveryRow() {
+		LeaseTable paged = LeaseTable.create(this.keyspace.session(), this.options.withPageSize(2));
+		String projection = "paged-" + System.nanoTime();
+		List<String> segments = List.of("s1", "s2", "s3", "s4", "s5");
+		for (String segment : segments) {
+			assertThat(result(paged.acquire(projection, segment, "a", Optional.empty()))).isPresent();
+		}
+		assertThat(result(paged.watch(projection, segments))).containsOnlyKeys(segments);
+	}
+
+	@Test
+	void listingMoreMembersThanFitInOnePageReturnsEveryMember() {
+		MemberTable paged = MemberTable.create(this.keyspace.session(), this.options.withPageSize(2));
+		String projection = "paged-" + System.nanoTime();
+		List<String> members = List.of("m1", "m2", "m3", "m4", "m5");
+		for (String member : members) {
+			result(paged.beat(projection, member, Duration.ofMinutes(1)));
+		}
+		assertThat(result(paged.list(projection))).containsOnlyKeys(members);
+	}
+
 	private static void sleepQuietly(long millis) {
 		try {
 			Thread.sleep(millis);

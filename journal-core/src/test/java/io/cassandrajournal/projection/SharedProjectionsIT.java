@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
@@ -144,9 +145,14 @@ class SharedProjectionsIT {
 			System.out.printf("Graceful hand-over of a's segments took %d ms%n",
 					Duration.ofNanos(System.nanoTime() - stopped).toMillis());
 
-			// c freezes: no renewals, no beats, handlers blocked (a paused JVM).
-			c.freeze();
+			// c freezes: handlers blocked, then, once one of them holds a batch (so the takeover below meets an
+			// owner with a batch in hand, the case it is about), no renewals, no beats (a paused JVM).
+			c.blockHandlers();
+			// Bound: c runs about half the segments; about 100 appends a second reach one of them within a poll.
+			await("a handler of c holds a batch").atMost(Duration.ofSeconds(10)).until(() -> c.holding.get() > 0);
+			c.engine.freezeLeases(true);
 			long frozen = System.nanoTime();
+			System.out.printf("c frozen with %d handler call(s) holding a batch%n", c.holding.get());
 			// Bound: b watches c's member beat and lease rows all along; both stay unchanged for the lease timeout,
 			// then b takes on its next renewal: the timeout plus a few renewal intervals; twice the timeout.
 			await("b takes c's segments").atMost(LEASE_TIMEOUT.multipliedBy(2)).pollInterval(Duration.ofMillis(50))
@@ -238,6 +244,9 @@ class SharedProjectionsIT {
 
 		volatile CountDownLatch paused = new CountDownLatch(0);
 
+		/** Handler calls that found the handlers blocked and wait, each holding its runner's batch. */
+		final AtomicInteger holding = new AtomicInteger();
+
 		Instance(String id, String tag) {
 			DurableStateStore recording = new RecordingStore(id, SharedProjectionsIT.this.state);
 			this.engine = ProjectionEngine.builder(SharedProjectionsIT.this.journal)
@@ -250,16 +259,20 @@ class SharedProjectionsIT {
 				.build();
 			this.engine.register(Projection.byTag(PROJECTION, TagFilter.tag(tag), AccountEvent.class,
 					EventHandler.blocking((event) -> {
-						this.paused.await();
+						CountDownLatch latch = this.paused;
+						if (latch.getCount() > 0) {
+							this.holding.incrementAndGet();
+						}
+						latch.await();
 						SharedProjectionsIT.this.model.apply(event);
 					}),
 					ProjectionSettings.defaults().withSegments(SEGMENTS).withPollInterval(Duration.ofMillis(100))
 						.withFeed(new FeedSettings(Duration.ZERO, BACKTRACK, PAGE_SIZE))));
 		}
 
-		void freeze() {
+		/** Handlers block on their next event, holding their batch, until {@link #thawHandlers}. */
+		void blockHandlers() {
 			this.paused = new CountDownLatch(1);
-			this.engine.freezeLeases(true);
 		}
 
 		/** Wakes the handlers; the clock skips the pause, as a suspended machine's monotonic clock may. */

@@ -136,7 +136,23 @@ public final class FaultInjectingSession {
 		return (s) -> s instanceof BoundStatement bound && bound.getPreparedStatement().getQuery().contains(text);
 	}
 
+	/**
+	 * Holds every statement matching {@code which} for {@code delay} before sending it to the node (a request
+	 * stuck in a slow coordinator), until {@link #heal()}.
+	 * @param which the statements to delay
+	 * @param delay how long each is held
+	 */
+	public void delayMatching(Predicate<Statement<?>> which, java.time.Duration delay) {
+		this.delayed = which;
+		this.delayMillis = delay.toMillis();
+	}
+
+	private volatile Predicate<Statement<?>> delayed = (s) -> false;
+
+	private volatile long delayMillis;
+
 	public void heal() {
+		this.delayed = (s) -> false;
 		this.failing = (s) -> false;
 		this.faults.clear();
 		this.staged.clear();
@@ -162,6 +178,13 @@ public final class FaultInjectingSession {
 				&& args[0] instanceof Statement<?> statement && (this.failing.test(statement) || takeFailOnce(statement))) {
 			this.injected.incrementAndGet();
 			return CompletableFuture.failedFuture(new DriverTimeoutException("injected failure"));
+		}
+		if (method.getName().equals("executeAsync") && args != null && args.length == 1
+				&& args[0] instanceof Statement<?> statement && this.delayed.test(statement)) {
+			java.util.concurrent.Executor later = CompletableFuture.delayedExecutor(this.delayMillis,
+					java.util.concurrent.TimeUnit.MILLISECONDS);
+			return CompletableFuture.supplyAsync(() -> null, later)
+				.thenCompose((ignored) -> this.delegate.executeAsync(statement));
 		}
 		if (this.batchDelayMillis > 0 && method.getName().equals("executeAsync") && args != null && args.length == 1
 				&& args[0] instanceof BatchStatement) {

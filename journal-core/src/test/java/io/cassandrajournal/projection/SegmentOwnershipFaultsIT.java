@@ -1,0 +1,219 @@
+package io.cassandrajournal.projection;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.Statement;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.journal.CassandraJournal;
+import io.cassandrajournal.journal.EventToAppend;
+import io.cassandrajournal.query.CassandraReadJournal;
+import io.cassandrajournal.query.TagFilter;
+import io.cassandrajournal.query.TagOffset;
+import io.cassandrajournal.serialization.JacksonEventSerializer;
+import io.cassandrajournal.state.CassandraDurableStateStore;
+import io.cassandrajournal.testing.AccountEvent;
+import io.cassandrajournal.testing.FaultInjectingSession;
+import io.cassandrajournal.testsupport.CassandraTest;
+import io.cassandrajournal.testsupport.TestKeyspace;
+
+import static io.cassandrajournal.testing.Await.result;
+import static io.cassandrajournal.testing.FaultInjectingSession.cqlContains;
+import static io.cassandrajournal.testing.FaultInjectingSession.writesTo;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * One instance sharing a projection of 4 segments on a real node while its lease requests misbehave: a renewal
+ * that hangs, lease rows that cannot be read, a reset whose cursor write fails, a graceful stop whose batch in
+ * hand outlasts the term. Each must leave the other segments running, no segment held without a running owner,
+ * and a batch in hand under a valid term.
+ */
+@CassandraTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SegmentOwnershipFaultsIT {
+
+	private static final Duration LEASE_TIMEOUT = Duration.ofSeconds(3);
+
+	private static final Duration RENEW_INTERVAL = Duration.ofMillis(500);
+
+	private static final int SEGMENTS = 4;
+
+	private TestKeyspace keyspace;
+
+	private CassandraJournalOptions options;
+
+	private FaultInjectingSession faults;
+
+	private CassandraJournal journal;
+
+	private CassandraReadJournal query;
+
+	private MemberTable members;
+
+	@BeforeAll
+	void create(TestKeyspace keyspace) {
+		this.keyspace = keyspace;
+		this.options = CassandraJournalOptions.create().withKeyspace(keyspace.name()).withUseTagIndex(true);
+		this.faults = new FaultInjectingSession(keyspace.session());
+		JacksonEventSerializer serializer = new JacksonEventSerializer();
+		this.journal = CassandraJournal.create(keyspace.session(), this.options, serializer);
+		this.query = CassandraReadJournal.create(this.journal, keyspace.session(), this.options, serializer);
+		this.members = MemberTable.create(keyspace.session(), this.options);
+	}
+
+	@AfterEach
+	void heal() {
+		this.faults.heal();
+	}
+
+	/** An engine whose lease, membership and cursor requests all go through the fault-injecting session. */
+	private ProjectionEngine engine(String instance) {
+		return ProjectionEngine.builder(this.journal)
+			.readJournal(this.query)
+			.offsetStore(new DurableStateOffsetStore(CassandraDurableStateStore.create(this.faults.session(),
+					this.options, new JacksonEventSerializer())))
+			.sharing(ProjectionSharing.create(this.faults.session(), this.options)
+				.withInstanceId(instance)
+				.withLeaseTiming(LEASE_TIMEOUT, RENEW_INTERVAL))
+			.build();
+	}
+
+	private SegmentedProjection<?> register(ProjectionEngine engine, String name) {
+		return (SegmentedProjection<?>) engine.register(Projection.byTag(name, TagFilter.tag(name),
+				AccountEvent.class, EventHandler.blocking((event) -> {
+				}), ProjectionSettings.defaults().withSegments(SEGMENTS).withPollInterval(Duration.ofMillis(100))));
+	}
+
+	private static boolean allRunning(SegmentedProjection<?> projection) {
+		return projection.segments().stream().allMatch((s) -> s.term != null && s.runner != null
+				&& s.runner.status().state() == ProjectionState.RUNNING);
+	}
+
+	/** @return the renewals of one segment's lease */
+	private static Predicate<Statement<?>> renewalOf(String segment) {
+		return cqlContains("SET beat = ?")
+			.and((s) -> s instanceof BoundStatement bound && segment.equals(bound.getString("segment")));
+	}
+
+	@Test
+	void aRenewalThatHangsDoesNotLetTheOtherSegmentsLeasesLapse() {
+		String name = "stuck-" + System.nanoTime();
+		try (ProjectionEngine engine = engine("a")) {
+			SegmentedProjection<?> projection = register(engine, name);
+			result(engine.startAll());
+			// Bound: the instance counts itself live and takes every free segment on its first rounds.
+			await("every segment runs").atMost(Duration.ofSeconds(20)).until(() -> allRunning(projection));
+			List<SegmentedProjection.Segment> others = projection.segments().subList(1, SEGMENTS);
+			Map<SegmentedProjection.Segment, LeaseTerm> terms = others.stream()
+				.collect(Collectors.toMap((s) -> s, (s) -> s.term));
+
+			this.faults.delayMatching(renewalOf(projection.segments().get(0).range.key()), LEASE_TIMEOUT.multipliedBy(2));
+
+			// Bound: for two lease timeouts (each term is valid 2.5 s past its last renewal's start) the other
+			// segments keep the term they had and it stays valid: they were renewed on time.
+			await("the other segments keep their terms").during(LEASE_TIMEOUT.multipliedBy(2))
+				.atMost(LEASE_TIMEOUT.multipliedBy(3))
+				.until(() -> others.stream().allMatch((s) -> s.term == terms.get(s) && terms.get(s).valid()));
+		}
+	}
+
+	@Test
+	void anInstanceThatCannotReadTheLeaseRowsDoesNotBeat() {
+		String name = "blind-" + System.nanoTime();
+		this.faults.failMatching(cqlContains("segment IN"));
+		try (ProjectionEngine engine = engine("a")) {
+			SegmentedProjection<?> projection = register(engine, name);
+			result(engine.startAll());
+			// Bound: a round runs at once and then every renewal interval; none of the first eight may beat.
+			await("no heartbeat while the lease rows cannot be read").during(RENEW_INTERVAL.multipliedBy(4))
+				.atMost(RENEW_INTERVAL.multipliedBy(6))
+				.until(() -> !result(this.members.list(name)).containsKey("a"));
+
+			this.faults.heal();
+			await("every segment runs once the rows can be read").atMost(Duration.ofSeconds(20))
+				.until(() -> allRunning(projection));
+		}
+	}
+
+	@Test
+	void aResetWhoseCursorWriteFailsReleasesItsSegmentsSoTheyRunAgain() {
+		String name = "reset-" + System.nanoTime();
+		try (ProjectionEngine engine = engine("a")) {
+			SegmentedProjection<?> projection = register(engine, name);
+			result(engine.startAll());
+			await("every segment runs").atMost(Duration.ofSeconds(20)).until(() -> allRunning(projection));
+
+			this.faults.failMatching(writesTo(this.options.durableStateTable()));
+			assertThatThrownBy(() -> result(projection.reset(TagOffset.START))).isNotNull();
+			this.faults.heal();
+
+			// Bound: the segments are released at once and taken again on the next round (the row is released),
+			// their cursors fenced and runners started: well within two lease timeouts.
+			await("every segment runs again").atMost(LEASE_TIMEOUT.multipliedBy(2)).until(() -> allRunning(projection));
+			assertThat(projection.status().state()).isEqualTo(ProjectionState.RUNNING);
+		}
+	}
+
+	@Test
+	void aStoppingInstanceKeepsRenewingWhileItsBatchInHandFinishes() {
+		String name = "stopping-" + System.nanoTime();
+		CountDownLatch holding = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		try (ProjectionEngine engine = engine("a")) {
+			try {
+				stopWhileABatchIsInHand(engine, name, holding, release);
+			}
+			finally {
+				release.countDown();
+			}
+		}
+	}
+
+	private void stopWhileABatchIsInHand(ProjectionEngine engine, String name, CountDownLatch holding,
+			CountDownLatch release) {
+		SegmentedProjection<?> projection = (SegmentedProjection<?>) engine.register(Projection.byTag(name,
+				TagFilter.tag(name), AccountEvent.class, EventHandler.blocking((event) -> {
+					holding.countDown();
+					release.await();
+				}), ProjectionSettings.defaults().withSegments(SEGMENTS).withPollInterval(Duration.ofMillis(100))));
+		result(engine.startAll());
+		await("every segment runs").atMost(Duration.ofSeconds(20)).until(() -> allRunning(projection));
+		String entity = name + "-account";
+		result(this.journal.append(entity, 0, List.of(EventToAppend.of(new AccountEvent.Deposited(1), name))));
+		// Bound: the segment polls every 100 ms.
+		await("a handler holds the batch").atMost(Duration.ofSeconds(10)).until(() -> holding.getCount() == 0);
+		SegmentedProjection.Segment held = projection.segments().stream().filter((s) -> s.range.contains(entity))
+			.findFirst().orElseThrow();
+		LeaseTerm term = held.term;
+
+		CompletionStage<Void> stopped = engine.stopAll();
+		LeaseTable leases = LeaseTable.create(this.keyspace.session(), this.options);
+		Set<Long> beats = new HashSet<>();
+		// Bound: a renewal every 500 ms; 7 beats seen take about 3 s, past the term's 2.5 s validity.
+		await("the stopping instance keeps renewing the segment whose batch is in hand")
+			.atMost(LEASE_TIMEOUT.multipliedBy(2)).pollInterval(Duration.ofMillis(100)).until(() -> {
+				result(leases.read(name, held.range.key())).ifPresent((lease) -> beats.add(lease.beat()));
+				return beats.size() >= 7;
+			});
+		assertThat(term.valid()).as("the term of the batch in hand").isTrue();
+		release.countDown();
+		result(stopped);
+		assertThat(result(leases.read(name, held.range.key())).orElseThrow().owner()).as("released").isNull();
+	}
+
+}
