@@ -6,13 +6,14 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -57,21 +58,23 @@ class SharedProjectionIT {
 		try (ConfigurableApplicationContext a = start(keyspace, "instance-a")) {
 			ConfigurableApplicationContext b = start(keyspace, "instance-b");
 			try {
-				await().alias("both instances own segments").atMost(Duration.ofSeconds(60))
-					.until(() -> owners(a).values().stream().collect(Collectors.toSet())
-						.equals(Set.of("instance-a", "instance-b")));
-				assertThat(owners(a)).hasSize(4).isEqualTo(owners(b));
+				await().alias("every segment owned, by both instances, the same on both endpoints")
+					.atMost(Duration.ofSeconds(60))
+					.until(() -> owners(a).size() == 4 && Set.copyOf(owners(a).values())
+						.equals(Set.of("instance-a", "instance-b")) && owners(a).equals(owners(b)));
 				assertThat(segments(a)).allSatisfy((segment) -> assertThat(((Number) segment.get("epoch")).longValue())
 					.isPositive());
 
-				Journal journal = a.getBean(Journal.class);
-				for (int i = 0; i < 40; i++) {
-					journal.append("order-" + i, 0, List.of(EventToAppend.of(new TestEvents.Deposited(i), "shared")))
-						.toCompletableFuture()
-						.join();
-				}
+				Map<String, String> owners = owners(a);
+				List<String> first = ids("order");
+				append(a, first);
 				await().alias("every event handled by one of the instances").atMost(Duration.ofSeconds(60))
-					.until(() -> handled(a, b).size() == 40);
+					.until(() -> handled(a, b).containsAll(first));
+				for (String id : first) {
+					String owner = owners.get(range(id));
+					assertThat(handledBy(owner.equals("instance-a") ? a : b)).as(id + " handled by its owner " + owner)
+						.contains(id);
+				}
 				assertThat(handledBy(a)).as("instance-a handled some").isNotEmpty();
 				assertThat(handledBy(b)).as("instance-b handled some").isNotEmpty();
 
@@ -91,17 +94,41 @@ class SharedProjectionIT {
 				.until(() -> Set.copyOf(owners(a).values()).equals(Set.of("instance-a"))
 						&& segments(a).stream().allMatch((s) -> Boolean.TRUE.equals(s.get("runsHere"))));
 			assertThat(ownedGauges(a)).isEqualTo(4.0);
-			Journal journal = a.getBean(Journal.class);
-			for (int i = 40; i < 60; i++) {
-				journal.append("order-" + i, 0, List.of(EventToAppend.of(new TestEvents.Deposited(i), "shared")))
-					.toCompletableFuture()
-					.join();
-			}
+			List<String> second = ids("later");
+			append(a, second);
 			await().alias("instance-a alone handles new events of every segment").atMost(Duration.ofSeconds(60))
-				.until(() -> handledBy(a).containsAll(IntStream.range(40, 60)
-					.mapToObj((i) -> "order-" + i)
-					.toList()));
+				.until(() -> handledBy(a).containsAll(second));
 			assertThat(get(a, "/actuator/health/projections")).containsEntry("status", "UP");
+		}
+	}
+
+	/**
+	 * @param prefix the ids' prefix
+	 * @return 20 persistenceIds, 5 in each segment's range (Java's String hash of similar ids clusters, so
+	 * consecutive ids could all fall in one range)
+	 */
+	private static List<String> ids(String prefix) {
+		Map<String, Integer> perRange = new HashMap<>();
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; ids.size() < 20; i++) {
+			String id = prefix + "-" + i;
+			if (perRange.merge(range(id), 1, Integer::sum) <= 5) {
+				ids.add(id);
+			}
+		}
+		return ids;
+	}
+
+	/** @return the range of 4 segments an id falls in: its slice is |hashCode % 1024| */
+	private static String range(String persistenceId) {
+		int from = (Math.abs(persistenceId.hashCode() % 1024) / 256) * 256;
+		return from + "-" + (from + 255);
+	}
+
+	private static void append(ConfigurableApplicationContext context, List<String> ids) {
+		Journal journal = context.getBean(Journal.class);
+		for (String id : ids) {
+			journal.append(id, 0, List.of(EventToAppend.of(new TestEvents.Deposited(1), "shared"))).toCompletableFuture().join();
 		}
 	}
 
