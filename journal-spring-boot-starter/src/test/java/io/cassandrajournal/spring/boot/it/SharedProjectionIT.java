@@ -13,8 +13,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -29,6 +35,7 @@ import tools.jackson.databind.json.JsonMapper;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.PersistentEvent;
+import io.cassandrajournal.spring.boot.autoconfigure.JournalSession;
 import io.cassandrajournal.spring.boot.projection.ProjectionHandler;
 import io.cassandrajournal.spring.boot.projection.TestEvents;
 import io.cassandrajournal.testsupport.SharedCassandra;
@@ -99,6 +106,40 @@ class SharedProjectionIT {
 			await().alias("instance-a alone handles new events of every segment").atMost(Duration.ofSeconds(60))
 				.until(() -> handledBy(a).containsAll(second));
 			assertThat(get(a, "/actuator/health/projections")).containsEntry("status", "UP");
+		}
+	}
+
+	/**
+	 * A member that beats but never takes its segments (a live instance stuck before its takes, as a test double
+	 * written straight into the members table): instance-a hands it its share, those segments stay without an
+	 * owner, and once that lasts longer than the lease timeout (3 s) the health turns DOWN naming them; when the
+	 * member stops beating, instance-a takes them and the health is UP again. Waits bounded by 30 s.
+	 */
+	@Test
+	void aSegmentWithoutOwnerPastTheLeaseTimeoutTurnsTheHealthDown() throws Exception {
+		String keyspace = SharedCassandra.createKeyspace("ownerless");
+		try (ConfigurableApplicationContext a = start(keyspace, "instance-a")) {
+			await().atMost(Duration.ofSeconds(30)).until(() -> owners(a).size() == 4);
+			CqlSession session = a.getBean(JournalSession.class).session();
+			ScheduledExecutorService ghost = Executors.newSingleThreadScheduledExecutor();
+			try {
+				ghost.scheduleAtFixedRate(() -> session.execute(SimpleStatement.newInstance("INSERT INTO " + keyspace
+						+ ".durable_state_members (projection, member, beat) VALUES (?, ?, ?) USING TTL 30", PROJECTION,
+						"ghost", ThreadLocalRandom.current().nextLong())), 0, 300, TimeUnit.MILLISECONDS);
+				await().alias("health DOWN naming the ghost's segments").atMost(Duration.ofSeconds(30))
+					.until(() -> "DOWN".equals(get(a, "/actuator/health/projections").get("status")));
+				Map<String, Object> health = get(a, "/actuator/health/projections");
+				Map<?, ?> ownerless = (Map<?, ?>) ((Map<?, ?>) health.get("details")).get("ownerlessSegments");
+				assertThat((List<?>) ownerless.get(PROJECTION)).isNotEmpty().hasSizeLessThan(4);
+				assertThat(segments(a)).filteredOn((s) -> s.get("owner") == null).isNotEmpty()
+					.allSatisfy((s) -> assertThat(((Number) s.get("ownerlessForMillis")).longValue()).isPositive());
+			}
+			finally {
+				ghost.shutdownNow();
+			}
+			await().alias("instance-a takes the ghost's segments and the health is UP").atMost(Duration.ofSeconds(30))
+				.until(() -> owners(a).size() == 4
+						&& "UP".equals(get(a, "/actuator/health/projections").get("status")));
 		}
 	}
 
