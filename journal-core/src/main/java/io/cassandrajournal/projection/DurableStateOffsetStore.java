@@ -89,6 +89,16 @@ public final class DurableStateOffsetStore implements OffsetStore {
 					s.value().cursor())));
 	}
 
+	/**
+	 * Reads a stored cursor for a status view, without touching what this store tracks for its own saves
+	 * ({@link #load} does).
+	 * @param id a projection or segment
+	 * @return its stored offset, if any
+	 */
+	CompletionStage<Optional<TagOffset>> peek(ProjectionId id) {
+		return read(id).thenApply((state) -> state.map((s) -> s.value().offset()));
+	}
+
 	@Override
 	public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
 		return read(id).thenApply((state) -> {

@@ -266,6 +266,42 @@ public final class ProjectionEngine implements AutoCloseable {
 		return this.runners.values().stream().filter((r) -> r.id().name().equals(name)).findFirst();
 	}
 
+	/**
+	 * Each segment of a projection as this instance holds it, without a query: the segments it runs with their
+	 * runner's status (cursor, lag), and with sharing its lease's epoch; the others only by range. A projection of
+	 * one segment without sharing is one range, {@code 0-1023}.
+	 * @param name a projection name
+	 * @return its segments, lowest range first; empty if no projection has that name
+	 */
+	public List<SegmentStatus> segments(String name) {
+		return projection(name).map(ProjectionEngine::segmentsOf).orElse(List.of());
+	}
+
+	/**
+	 * Like {@link #segments(String)}, and with sharing also reads every segment's lease row and stored cursor (one
+	 * query for the rows, one read per segment not run here), so it shows which instance owns each segment and
+	 * counts how long a segment has been without an owner ({@link SegmentStatus#ownerlessFor()}) from one call to
+	 * the next.
+	 * @param name a projection name
+	 * @return its segments, lowest range first; empty if no projection has that name
+	 */
+	public CompletionStage<List<SegmentStatus>> readSegments(String name) {
+		ProjectionControl control = projection(name).orElse(null);
+		if (control instanceof SegmentedProjection<?> segmented) {
+			return segmented.readSegmentStatus();
+		}
+		return CompletableFuture.completedFuture((control != null) ? segmentsOf(control) : List.of());
+	}
+
+	private static List<SegmentStatus> segmentsOf(ProjectionControl control) {
+		if (control instanceof SegmentedProjection<?> segmented) {
+			return segmented.segmentStatus();
+		}
+		ProjectionStatus status = control.status();
+		return List.of(new SegmentStatus(new SliceRange(0, SliceRange.SLICES - 1).key(), null, 0,
+				status.state() != ProjectionState.STOPPED, status.offset(), status, null));
+	}
+
 	/** @return completes when every registered projection is running */
 	public CompletionStage<Void> startAll() {
 		return CompletableFuture.allOf(this.runners.values().stream().map((r) -> r.start().toCompletableFuture())

@@ -63,6 +63,8 @@ final class SegmentedProjection<E> implements ProjectionControl {
 
 	private final @Nullable SegmentOwnership ownership;
 
+	private final SegmentStatuses statuses;
+
 	private volatile boolean paused;
 
 	private volatile boolean started;
@@ -78,6 +80,7 @@ final class SegmentedProjection<E> implements ProjectionControl {
 		}
 		this.ownership = (sharing != null) ? new SegmentOwnership(projection.name(), this.segments, sharing, this::run)
 				: null;
+		this.statuses = new SegmentStatuses(projection.name(), this.segments, sharing);
 	}
 
 	/** Starts a runner for a segment this instance now runs (under its lease term, when shared). */
@@ -93,6 +96,16 @@ final class SegmentedProjection<E> implements ProjectionControl {
 
 	List<Segment> segments() {
 		return this.segments;
+	}
+
+	/** @return each segment as this instance holds it (see {@link ProjectionEngine#segments}) */
+	List<SegmentStatus> segmentStatus() {
+		return this.statuses.local();
+	}
+
+	/** @return each segment with its lease row and stored cursor (see {@link ProjectionEngine#readSegments}) */
+	CompletionStage<List<SegmentStatus>> readSegmentStatus() {
+		return this.statuses.read();
 	}
 
 	@Override

@@ -5,6 +5,8 @@ import java.util.Map;
 
 import io.cassandrajournal.projection.DeadLetter;
 import io.cassandrajournal.projection.ProjectionStatus;
+import io.cassandrajournal.projection.SegmentStatus;
+import io.cassandrajournal.query.TagOffset;
 
 /**
  * Plain maps of projection status for JSON (endpoint and health details).
@@ -23,17 +25,47 @@ public final class ProjectionViews {
 		view.put("name", status.id().name());
 		view.put("source", status.id().key());
 		view.put("state", status.state().name());
-		Map<String, Object> offset = new LinkedHashMap<>();
-		offset.put("timestamp", status.offset().timestamp());
-		offset.put("persistenceId", status.offset().persistenceId());
-		offset.put("sequenceNr", status.offset().sequenceNr());
-		view.put("offset", offset);
+		view.put("offset", offset(status.offset()));
 		view.put("eventsHandled", status.eventsHandled());
 		view.put("eventsSkipped", status.eventsSkipped());
 		view.put("lastEventTimestamp", (status.lastEventTimestamp() != null) ? status.lastEventTimestamp().toString() : null);
 		view.put("lagMillis", status.lag().toMillis());
 		view.put("lagEvents", status.lagEvents());
 		view.put("lastError", status.lastError());
+		return view;
+	}
+
+	/**
+	 * @param segment one segment of a projection
+	 * @return its JSON-friendly view: range, owner, epoch, whether it runs here, cursor, and while it runs here its
+	 * state and lag; {@code ownerlessForMillis} while no instance holds it
+	 */
+	public static Map<String, Object> segment(SegmentStatus segment) {
+		Map<String, Object> view = new LinkedHashMap<>();
+		view.put("range", segment.range());
+		view.put("owner", segment.owner());
+		view.put("epoch", segment.epoch());
+		view.put("runsHere", segment.runsHere());
+		TagOffset cursor = segment.cursor();
+		view.put("cursor", (cursor != null) ? offset(cursor) : null);
+		ProjectionStatus status = segment.status();
+		if (status != null) {
+			view.put("state", status.state().name());
+			view.put("eventsHandled", status.eventsHandled());
+			view.put("lagMillis", status.lag().toMillis());
+			view.put("lagEvents", status.lagEvents());
+		}
+		if (segment.ownerlessFor() != null) {
+			view.put("ownerlessForMillis", segment.ownerlessFor().toMillis());
+		}
+		return view;
+	}
+
+	private static Map<String, Object> offset(TagOffset offset) {
+		Map<String, Object> view = new LinkedHashMap<>();
+		view.put("timestamp", offset.timestamp());
+		view.put("persistenceId", offset.persistenceId());
+		view.put("sequenceNr", offset.sequenceNr());
 		return view;
 	}
 

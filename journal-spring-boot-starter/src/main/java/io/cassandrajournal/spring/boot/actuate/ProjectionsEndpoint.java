@@ -18,11 +18,14 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import io.cassandrajournal.projection.ProjectionControl;
 import io.cassandrajournal.projection.ProjectionEngine;
+import io.cassandrajournal.projection.SegmentStatus;
 import io.cassandrajournal.query.TagOffset;
 
 /**
  * The {@code projections} actuator endpoint. Reads list every projection's state, cursor, lag, last error and
- * (for one projection) its dead letters. Writes steer a projection:
+ * (for one projection) its dead letters, and each projection's segments ({@code segments}: range, owning instance,
+ * lease epoch, cursor, and lag where it runs here); with sharing, the lease rows and cursors of segments other
+ * instances run are read from Cassandra on each request. Writes steer a projection:
  * {@code POST /actuator/projections/{name}/{action}} with action {@code pause}, {@code resume},
  * {@code start}, {@code stop}, {@code reset} (optional body: {@code {"fromTimestamp": ..}} for a by-tag
  * projection, {@code {"fromSequenceNr": ..}} for a by-persistenceId one; otherwise from the beginning),
@@ -44,8 +47,28 @@ public class ProjectionsEndpoint {
 	@ReadOperation
 	public Map<String, Object> projections() {
 		Map<String, Object> body = new LinkedHashMap<>();
-		body.put("projections", this.engine.projections().stream().map((c) -> ProjectionViews.status(c.status())).toList());
+		body.put("projections", this.engine.projections().stream().map(this::view).toList());
 		return body;
+	}
+
+	private Map<String, Object> view(ProjectionControl control) {
+		Map<String, Object> view = ProjectionViews.status(control.status());
+		String name = control.id().name();
+		List<SegmentStatus> segments;
+		try {
+			segments = this.engine.readSegments(name).toCompletableFuture().get(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			segments = this.engine.segments(name);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// Cassandra did not answer: what this instance holds, and why the rest is missing.
+			segments = this.engine.segments(name);
+			view.put("segmentsError", "reading the lease rows failed: " + ((ex.getCause() != null) ? ex.getCause() : ex));
+		}
+		view.put("segments", segments.stream().map(ProjectionViews::segment).toList());
+		return view;
 	}
 
 	@ReadOperation
@@ -54,7 +77,7 @@ public class ProjectionsEndpoint {
 		if (control == null) {
 			return null;
 		}
-		Map<String, Object> body = ProjectionViews.status(control.status());
+		Map<String, Object> body = view(control);
 		body.put("deadLetters", join(control.deadLetters(100)).stream().map(ProjectionViews::deadLetter).toList());
 		return body;
 	}

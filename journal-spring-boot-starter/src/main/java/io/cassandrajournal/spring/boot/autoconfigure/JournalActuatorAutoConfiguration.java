@@ -53,7 +53,8 @@ public final class JournalActuatorAutoConfiguration {
 				case FAILING -> EnumSet.of(ProjectionState.FAILED, ProjectionState.FAILING);
 				case NEVER -> EnumSet.noneOf(ProjectionState.class);
 			};
-			return new ProjectionsHealthIndicator(engine, down);
+			JournalCassandraProperties.Projections.Sharing sharing = properties.getProjections().getSharing();
+			return new ProjectionsHealthIndicator(engine, down, sharing.isEnabled() ? sharing.getLeaseTimeout() : null);
 		}
 
 	}

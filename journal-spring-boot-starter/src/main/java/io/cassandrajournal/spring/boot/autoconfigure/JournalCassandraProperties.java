@@ -15,6 +15,7 @@ import io.cassandrajournal.entity.EntityRepositories;
 import io.cassandrajournal.projection.CassandraDeadLetterQueue;
 import io.cassandrajournal.projection.ProjectionEngine;
 import io.cassandrajournal.projection.ProjectionSettings;
+import io.cassandrajournal.projection.ProjectionSharing;
 import io.cassandrajournal.projection.RecoveryStrategy;
 
 /**
@@ -522,9 +523,21 @@ public class JournalCassandraProperties {
 		private String deadLetterTable = CassandraDeadLetterQueue.DEFAULT_TABLE;
 
 		/**
-		 * Which projection state turns the projections health DOWN: failed, failing or never.
+		 * Which projection state turns the projections health DOWN: failed, failing or never. With sharing, a
+		 * segment without an owner for longer than the lease timeout turns it DOWN too, unless never.
 		 */
 		private HealthDownWhen healthDownWhen = HealthDownWhen.FAILED;
+
+		/**
+		 * Segments a by-tag projection is split into by persistenceId slice, a power of two from 1 to 1024; a
+		 * @ProjectionHandler(segments = ...) sets its own. Projections of one persistenceId always have one.
+		 */
+		private int segments = PROJECTION_DEFAULTS.segments();
+
+		/**
+		 * Projections shared by the instances of this application.
+		 */
+		private final Sharing sharing = new Sharing();
 
 		public boolean isEnabled() {
 			return this.enabled;
@@ -644,6 +657,81 @@ public class JournalCassandraProperties {
 
 		public void setHealthDownWhen(HealthDownWhen healthDownWhen) {
 			this.healthDownWhen = healthDownWhen;
+		}
+
+		public int getSegments() {
+			return this.segments;
+		}
+
+		public void setSegments(int segments) {
+			this.segments = segments;
+		}
+
+		public Sharing getSharing() {
+			return this.sharing;
+		}
+
+		/**
+		 * Several instances sharing the projections: each segment runs on one instance at a time, under a lease
+		 * row in Cassandra, and its cursor writes are fenced by the lease's epoch.
+		 */
+		public static class Sharing {
+
+			/**
+			 * Whether the instances of this application share its projections (each segment on one instance at a
+			 * time). Off: this instance runs every segment of every projection and takes no lease.
+			 */
+			private boolean enabled;
+
+			/**
+			 * This instance's id among those sharing the projections, unique per running instance. Unset: the host
+			 * name, the process id and a random suffix.
+			 */
+			private @Nullable String instanceId;
+
+			/**
+			 * How long an owner's lease may go unrenewed before another instance takes its segments: a dead
+			 * instance's segments stand still this long.
+			 */
+			private Duration leaseTimeout = ProjectionSharing.DEFAULT_LEASE_TIMEOUT;
+
+			/**
+			 * How often an owner renews its leases and heartbeat; at most a third of the lease timeout.
+			 */
+			private Duration renewInterval = ProjectionSharing.DEFAULT_RENEW_INTERVAL;
+
+			public boolean isEnabled() {
+				return this.enabled;
+			}
+
+			public void setEnabled(boolean enabled) {
+				this.enabled = enabled;
+			}
+
+			public @Nullable String getInstanceId() {
+				return this.instanceId;
+			}
+
+			public void setInstanceId(@Nullable String instanceId) {
+				this.instanceId = instanceId;
+			}
+
+			public Duration getLeaseTimeout() {
+				return this.leaseTimeout;
+			}
+
+			public void setLeaseTimeout(Duration leaseTimeout) {
+				this.leaseTimeout = leaseTimeout;
+			}
+
+			public Duration getRenewInterval() {
+				return this.renewInterval;
+			}
+
+			public void setRenewInterval(Duration renewInterval) {
+				this.renewInterval = renewInterval;
+			}
+
 		}
 
 	}

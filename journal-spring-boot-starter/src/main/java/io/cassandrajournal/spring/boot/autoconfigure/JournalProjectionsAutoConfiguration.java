@@ -1,5 +1,10 @@
 package io.cassandrajournal.spring.boot.autoconfigure;
 
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.UUID;
+
+import com.datastax.oss.driver.api.core.CqlSession;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -8,6 +13,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 
 import io.cassandrajournal.CassandraJournalOptions;
@@ -20,6 +26,7 @@ import io.cassandrajournal.projection.InMemoryOffsetStore;
 import io.cassandrajournal.projection.OffsetStore;
 import io.cassandrajournal.projection.ProjectionEngine;
 import io.cassandrajournal.projection.ProjectionSettings;
+import io.cassandrajournal.projection.ProjectionSharing;
 import io.cassandrajournal.query.CassandraReadJournal;
 import io.cassandrajournal.query.FeedSettings;
 import io.cassandrajournal.query.ReadJournal;
@@ -94,7 +101,75 @@ public final class JournalProjectionsAutoConfiguration {
 			.withPollInterval(p.getPollInterval())
 			.withParkAfterDeadLetter(p.isParkAfterDeadLetter())
 			.withConcurrency(p.getConcurrency())
-			.withFeed(new FeedSettings(p.getConsistencyWindow(), p.getBacktrackWindow(), p.getPageSize()));
+			.withFeed(new FeedSettings(p.getConsistencyWindow(), p.getBacktrackWindow(), p.getPageSize()))
+			.withSegments(segments(p.getSegments()));
+	}
+
+	private static int segments(int segments) {
+		try {
+			return ProjectionSettings.defaults().withSegments(segments).segments();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException("journal.cassandra.projections.segments", segments,
+					ex.getMessage());
+		}
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty("journal.cassandra.projections.sharing.enabled")
+	ProjectionSharing projectionSharing(ObjectProvider<JournalSession> session, ObjectProvider<CassandraJournalOptions> options,
+			JournalCassandraProperties properties) {
+		JournalSession journalSession = session.getIfAvailable();
+		CassandraJournalOptions journalOptions = options.getIfAvailable();
+		if (journalSession == null || journalOptions == null) {
+			throw new InvalidConfigurationPropertyValueException("journal.cassandra.projections.sharing.enabled", true,
+					"sharing projections needs the Cassandra journal (leases and cursors live in Cassandra), not an "
+							+ "in-memory one");
+		}
+		return sharing(properties.getProjections().getSharing(), journalSession.session(), journalOptions);
+	}
+
+	/**
+	 * Maps the {@code journal.cassandra.projections.sharing.*} properties, each checked with a message naming it.
+	 * @param p the properties
+	 * @param session the session the lease and membership tables are written through
+	 * @param options the journal's options (keyspace, durable state table)
+	 * @return the sharing settings
+	 */
+	static ProjectionSharing sharing(JournalCassandraProperties.Projections.Sharing p, CqlSession session,
+			CassandraJournalOptions options) {
+		String prefix = "journal.cassandra.projections.sharing.";
+		Duration timeout = p.getLeaseTimeout();
+		Duration renew = p.getRenewInterval();
+		if (timeout.isNegative() || timeout.isZero()) {
+			throw new InvalidConfigurationPropertyValueException(prefix + "lease-timeout", timeout, "must be positive");
+		}
+		if (renew.isNegative() || renew.isZero() || renew.multipliedBy(3).compareTo(timeout) > 0) {
+			throw new InvalidConfigurationPropertyValueException(prefix + "renew-interval", renew,
+					"must be positive and at most a third of " + prefix + "lease-timeout (" + timeout
+							+ "), so that an owner renews several times before another instance may take its segments");
+		}
+		String instanceId = p.getInstanceId();
+		if (instanceId != null && instanceId.isBlank()) {
+			throw new InvalidConfigurationPropertyValueException(prefix + "instance-id", instanceId,
+					"must not be blank; leave it unset for host name, process id and a random suffix");
+		}
+		return ProjectionSharing.create(session, options)
+			.withInstanceId((instanceId != null) ? instanceId.trim() : defaultInstanceId())
+			.withLeaseTiming(timeout, renew);
+	}
+
+	/** @return {@code <host>-<pid>-<random>}: readable in the endpoint, unique per running instance */
+	static String defaultInstanceId() {
+		String host;
+		try {
+			host = InetAddress.getLocalHost().getHostName();
+		}
+		catch (Exception ex) {
+			host = "host";
+		}
+		return host + "-" + ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
 	}
 
 	@Bean
@@ -109,12 +184,20 @@ public final class JournalProjectionsAutoConfiguration {
 	ProjectionEngine projectionEngine(Journal journal, ReadJournal readJournal, OffsetStore offsetStore,
 			InMemoryCursors inMemoryCursors, ObjectProvider<DeadLetterQueue> deadLetterQueue,
 			ObjectProvider<MeterRegistry> meterRegistry, ObjectProvider<EventSerializer> serializer,
-			ObjectProvider<CassandraJournalOptions> options, JournalCassandraProperties properties) {
+			ObjectProvider<CassandraJournalOptions> options, ObjectProvider<ProjectionSharing> sharing,
+			JournalCassandraProperties properties) {
 		ProjectionEngine.Builder builder = engineBuilder(journal, properties).readJournal(readJournal)
 			.serializer(serializer.getIfAvailable(readJournal::serializer))
-			// Durable cursors, except those of @ProjectionHandler(rebuildOnStart = true) projections.
-			.offsetStore(inMemoryCursors.around(offsetStore))
 			.deadLetterQueue(deadLetterQueue.getIfAvailable());
+		ProjectionSharing projectionSharing = sharing.getIfAvailable();
+		if (projectionSharing != null) {
+			// Shared cursors are fenced by lease epoch in the durable store; rebuildOnStart projections refuse.
+			builder.sharing(projectionSharing).offsetStore(offsetStore);
+		}
+		else {
+			// Durable cursors, except those of @ProjectionHandler(rebuildOnStart = true) projections.
+			builder.offsetStore(inMemoryCursors.around(offsetStore));
+		}
 		CassandraJournalOptions journalOptions = options.getIfAvailable();
 		if (journalOptions != null) {
 			builder.clock(journalOptions.clock());

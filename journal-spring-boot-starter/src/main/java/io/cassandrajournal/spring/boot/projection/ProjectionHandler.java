@@ -67,6 +67,14 @@ public @interface ProjectionHandler {
 	 */
 	int concurrency() default 0;
 
+	/**
+	 * @return how many segments a by-tag projection is split into by persistenceId slice, each with its own cursor
+	 * (with {@code journal.cassandra.projections.sharing.enabled}, each run by one instance at a time): a power of
+	 * two from 1 to 1024; 0 for the default ({@code journal.cassandra.projections.segments}). A projection of one
+	 * persistenceId has one segment. Changing it later starts new cursors (a replay from the beginning)
+	 */
+	int segments() default 0;
+
 	/** @return whether the projection starts with the application */
 	boolean autoStartup() default true;
 

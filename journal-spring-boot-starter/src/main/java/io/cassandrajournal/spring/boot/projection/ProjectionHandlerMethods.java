@@ -103,7 +103,8 @@ final class ProjectionHandlerMethods {
 			}
 			methods.add(each.method);
 		}
-		return new ProjectionDeclaration(name, source.filter, source.persistenceId, methods, settings(name, found, defaults),
+		ProjectionSettings settings = segments(name, found, source, settings(name, found, defaults));
+		return new ProjectionDeclaration(name, source.filter, source.persistenceId, methods, settings,
 				found.stream().allMatch((f) -> f.annotation.autoStartup()),
 				found.stream().anyMatch((f) -> f.annotation.rebuildOnStart()));
 	}
@@ -190,6 +191,38 @@ final class ProjectionHandlerMethods {
 							+ "); recovery is retry-and-fail, retry-and-skip, fail or skip; durations look like 500ms, 2s, 1m");
 		}
 		return settings;
+	}
+
+	/**
+	 * The projection's segments: its own ({@code segments} on any of its methods, once) or the default; always one
+	 * for a projection of one persistenceId.
+	 */
+	private static ProjectionSettings segments(String name, List<Found> found, Source source, ProjectionSettings settings) {
+		Map<String, String> chosen = new LinkedHashMap<>();
+		Map<String, Found> chosenBy = new LinkedHashMap<>();
+		for (Found each : found) {
+			int segments = each.annotation.segments();
+			choose(name, chosen, chosenBy, each, "segments", (segments != 0) ? String.valueOf(segments) : "");
+		}
+		if (!chosen.containsKey("segments")) {
+			return (source.persistenceId != null) ? settings.withSegments(1) : settings;
+		}
+		Found where = chosenBy.get("segments");
+		int segments = Integer.parseInt(chosen.get("segments"));
+		if (source.persistenceId != null && segments != 1) {
+			throw new ProjectionDeclarationException(where.method.beanName(), where.method.method().getName(),
+					"segments = " + segments + " on projection '" + name + "', which reads one persistenceId ('"
+							+ source.persistenceId + "') and so has one segment; remove segments or read a tag");
+		}
+		try {
+			return settings.withSegments(segments);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new ProjectionDeclarationException(where.method.beanName(), where.method.method().getName(),
+					"segments = " + segments + " is invalid: a projection's segments are a power of two from 1 to 1024 "
+							+ "(so that more segments split today's ranges exactly), or 0 for "
+							+ "journal.cassandra.projections.segments");
+		}
 	}
 
 	private static void choose(String name, Map<String, String> chosen, Map<String, Found> chosenBy, Found each,

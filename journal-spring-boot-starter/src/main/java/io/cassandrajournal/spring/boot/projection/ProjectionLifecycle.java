@@ -84,7 +84,8 @@ public class ProjectionLifecycle implements SmartLifecycle, SmartInitializingSin
 					throw new ProjectionDeclarationException(first.beanName(), first.method().getName(),
 							"rebuildOnStart needs the auto-configured ProjectionEngine (its offset store keeps the cursor in "
 									+ "memory); with your own engine, give it InMemoryCursors.around(yourOffsetStore) and "
-									+ "pass the InMemoryCursors to ProjectionLifecycle");
+									+ "pass the InMemoryCursors to ProjectionLifecycle. With journal.cassandra.projections.sharing"
+									+ ".enabled=true it is not available: a shared projection's cursor is fenced in Cassandra");
 				}
 				this.inMemoryCursors.keep(projection.id());
 			}

@@ -1,6 +1,7 @@
 package io.cassandrajournal.spring.boot.actuate;
 
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -92,6 +93,21 @@ class ProjectionsEndpointTest {
 		this.endpoint.control("by-pid", "reset", null, 2L);
 		await().until(() -> this.handled.size() == 3);
 		assertThat(this.handled).containsExactly(1L, 2L, 2L);
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void aProjectionOfOneSegmentWithoutSharingListsOneRangeRunHereWithItsCursor() {
+		List<Map<String, Object>> segments = (List<Map<String, Object>>) this.endpoint.projection("by-pid").get("segments");
+		assertThat(segments).singleElement().satisfies((segment) -> {
+			assertThat(segment).containsEntry("range", "0-1023").containsEntry("owner", null)
+				.containsEntry("epoch", 0L).containsEntry("runsHere", true).containsEntry("state", "RUNNING")
+				.doesNotContainKey("ownerlessForMillis");
+			assertThat((Map<String, Object>) segment.get("cursor")).containsEntry("sequenceNr", 2L);
+		});
+		List<Map<String, Object>> listed = (List<Map<String, Object>>) this.endpoint.projections().get("projections");
+		assertThat(listed).singleElement().satisfies((projection) -> assertThat((List<?>) projection.get("segments"))
+			.hasSize(1));
 	}
 
 }

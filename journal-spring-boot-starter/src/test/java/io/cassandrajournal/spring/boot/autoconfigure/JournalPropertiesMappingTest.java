@@ -11,6 +11,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.BeanWrapper;
 import org.springframework.beans.PropertyAccessorFactory;
@@ -25,6 +26,7 @@ import io.cassandrajournal.entity.EntityRepositories;
 import io.cassandrajournal.inmemory.InMemoryJournal;
 import io.cassandrajournal.projection.ProjectionEngine;
 import io.cassandrajournal.projection.ProjectionSettings;
+import io.cassandrajournal.projection.ProjectionSharing;
 import io.cassandrajournal.projection.ProjectionState;
 import io.cassandrajournal.projection.RecoveryStrategy;
 import io.cassandrajournal.spring.boot.health.ProjectionsHealthIndicator;
@@ -89,6 +91,15 @@ class JournalPropertiesMappingTest {
 		projection("page-size", "40", (s) -> s.feed().pageSize(), 40);
 		projection("park-after-dead-letter", "true", ProjectionSettings::parkAfterDeadLetter, true);
 		projection("concurrency", "3", ProjectionSettings::concurrency, 3);
+		projection("segments", "8", ProjectionSettings::segments, 8);
+		NON_DEFAULT.put("journal.cassandra.projections.sharing.enabled",
+				new Check("true", (m) -> m.healthLeaseTimeout, Duration.ofSeconds(30)));
+		NON_DEFAULT.put("journal.cassandra.projections.sharing.instance-id",
+				new Check("orders-7", (m) -> m.sharing.instanceId(), "orders-7"));
+		NON_DEFAULT.put("journal.cassandra.projections.sharing.lease-timeout",
+				new Check("30s", (m) -> m.sharing.leaseTimeout(), Duration.ofSeconds(30)));
+		NON_DEFAULT.put("journal.cassandra.projections.sharing.renew-interval",
+				new Check("5s", (m) -> m.sharing.renewInterval(), Duration.ofSeconds(5)));
 		NON_DEFAULT.put("journal.cassandra.projections.threads", new Check("5", (m) -> m.threads, 5));
 		NON_DEFAULT.put("journal.cassandra.projections.health-down-when",
 				new Check("failing", (m) -> m.downStates, EnumSet.of(ProjectionState.FAILED, ProjectionState.FAILING)));
@@ -168,6 +179,10 @@ class JournalPropertiesMappingTest {
 
 		final Set<ProjectionState> downStates;
 
+		final @Nullable Duration healthLeaseTimeout;
+
+		final ProjectionSharing sharing;
+
 		Mapped(JournalCassandraProperties properties) {
 			this.options = CassandraJournalAutoConfiguration.OptionsMapper.map(properties, new MockEnvironment());
 			this.settings = new JournalProjectionsAutoConfiguration().projectionDefaults(properties);
@@ -183,6 +198,9 @@ class JournalPropertiesMappingTest {
 			ProjectionsHealthIndicator health = new JournalActuatorAutoConfiguration.HealthConfiguration()
 				.projectionsHealthIndicator(this.engine, properties);
 			this.downStates = health.downStates();
+			this.healthLeaseTimeout = health.leaseTimeout();
+			this.sharing = JournalProjectionsAutoConfiguration.sharing(properties.getProjections().getSharing(),
+					ProjectionSharingPropertiesTest.noSession(), this.options);
 		}
 
 	}

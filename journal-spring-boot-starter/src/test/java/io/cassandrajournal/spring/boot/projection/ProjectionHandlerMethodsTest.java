@@ -14,6 +14,7 @@ import io.cassandrajournal.serialization.JacksonEventSerializer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * Discovery and validation of {@link ProjectionHandler} declarations (no Cassandra needed).
@@ -181,6 +182,82 @@ class ProjectionHandlerMethodsTest {
 		void on(TestEvents.Deposited event) {
 		}
 
+	}
+
+	static class Segmented {
+
+		@ProjectionHandler(name = "orders", tag = "order", segments = 8)
+		void on(TestEvents.Deposited event) {
+		}
+
+		@ProjectionHandler(name = "orders", tag = "order")
+		void on(TestEvents.Withdrawn event) {
+		}
+
+		@ProjectionHandler(name = "plain", tag = "account")
+		void plain(TestEvents.Deposited event) {
+		}
+
+		@ProjectionHandler(name = "one", persistenceId = "account-1")
+		void one(PersistentEvent<Object> event) {
+		}
+
+	}
+
+	@Test
+	void segmentsComeFromTheAnnotationElseTheDefaultAndAreOneForAPersistenceId() {
+		DefaultListableBeanFactory factory = new DefaultListableBeanFactory();
+		factory.registerBeanDefinition("segmented", new RootBeanDefinition(Segmented.class));
+		List<ProjectionDeclaration> declarations = ProjectionHandlerMethods.discover(factory,
+				ProjectionSettings.defaults().withSegments(4));
+		assertThat(declarations).extracting(ProjectionDeclaration::name, (d) -> d.settings().segments())
+			.containsExactlyInAnyOrder(tuple("orders", 8),
+					tuple("plain", 4), tuple("one", 1));
+	}
+
+	static class SegmentsNotAPowerOfTwo {
+
+		@ProjectionHandler(name = "p", tag = "t", segments = 6)
+		void on(TestEvents.Deposited event) {
+		}
+
+	}
+
+	static class SegmentsOnAPersistenceId {
+
+		@ProjectionHandler(name = "p", persistenceId = "account-1", segments = 4)
+		void on(TestEvents.Deposited event) {
+		}
+
+	}
+
+	static class SegmentsTwiceDifferent {
+
+		@ProjectionHandler(name = "p", tag = "t", segments = 4)
+		void on(TestEvents.Deposited event) {
+		}
+
+		@ProjectionHandler(name = "p", tag = "t", segments = 8)
+		void on(TestEvents.Withdrawn event) {
+		}
+
+	}
+
+	@Test
+	void badSegmentsFailNamingBeanMethodAndRule() {
+		assertThatExceptionOfType(ProjectionDeclarationException.class)
+			.isThrownBy(() -> discover(SegmentsNotAPowerOfTwo.class))
+			.withMessageContaining("SegmentsNotAPowerOfTwo.on")
+			.withMessageContaining("segments = 6 is invalid")
+			.withMessageContaining("power of two from 1 to 1024");
+		assertThatExceptionOfType(ProjectionDeclarationException.class)
+			.isThrownBy(() -> discover(SegmentsOnAPersistenceId.class))
+			.withMessageContaining("SegmentsOnAPersistenceId.on")
+			.withMessageContaining("reads one persistenceId ('account-1') and so has one segment");
+		assertThatExceptionOfType(ProjectionDeclarationException.class)
+			.isThrownBy(() -> discover(SegmentsTwiceDifferent.class))
+			.withMessageContaining("sets segments = \"8\"")
+			.withMessageContaining("set it once");
 	}
 
 }
