@@ -1,16 +1,21 @@
 package io.cassandrajournal.query;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.cql.Statement;
+import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Row;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.JournalTables;
 import io.cassandrajournal.internal.SchemaManager;
 import io.cassandrajournal.internal.TagPartitions;
@@ -23,6 +28,13 @@ import io.cassandrajournal.journal.PersistentEvent;
  * primary key the journal would have written, so running it twice, or over events that are already indexed,
  * creates no duplicates. Safe to run while the application appends (new appends index themselves once
  * {@code useTagIndex} is on).
+ * <p>
+ * Each tag row carries its event's own write time ({@code WRITETIME(payload)}, read with the events), as the
+ * append would have written it. So a {@code deleteTo} (with the tag index on) that deletes an event and its tag
+ * rows between the backfill's read of the event and its tag row write still wins: its tombstones are newer than
+ * the event, and the late tag row is written under them. With a time stamp of its own, the backfill's write
+ * would be newer than the delete and bring the deleted event back into tag queries and tag projections. An
+ * event already gone when its write time is read is skipped.
  * <p>
  * Load and memory are bounded: one persistenceId at a time, its events replayed {@value #EVENTS_PER_CHUNK}
  * at a time, and at most {@value #MAX_IN_FLIGHT_WRITES} event writes (each one unlogged batch per tag
@@ -45,9 +57,21 @@ public final class TagIndexBackfill {
 
 	private final TagPartitions partitions;
 
+	private final CqlSession session;
+
+	private final PreparedStatement selectWriteTimes;
+
+	private final long partitionSize;
+
 	private TagIndexBackfill(CassandraJournal journal, CqlSession session, CassandraJournalOptions options) {
 		this.journal = journal;
 		this.partitions = TagPartitions.create(session, options);
+		this.session = session;
+		this.selectWriteTimes = new JournalStatements.Statements(session, options)
+			.read("SELECT sequence_nr, WRITETIME(payload) FROM " + options.requireKeyspace() + "."
+					+ options.eventsTable()
+					+ " WHERE persistence_id = ? AND partition_nr = ? AND sequence_nr >= ? AND sequence_nr <= ?");
+		this.partitionSize = options.partitionSize();
 	}
 
 	/**
@@ -88,7 +112,7 @@ public final class TagIndexBackfill {
 			return CompletableFuture.completedFuture(null);
 		}
 		long to = Math.min(head, from + EVENTS_PER_CHUNK - 1);
-		List<List<TagPartitions.TagRow>> writes = new ArrayList<>();
+		List<EventRows> events = new ArrayList<>();
 		return this.journal.replayRaw(persistenceId, from, to, (PersistentEvent<String> event) -> {
 			List<TagPartitions.TagRow> tagRows = new ArrayList<>(event.tags().size());
 			for (String tag : event.tags()) {
@@ -96,14 +120,61 @@ public final class TagIndexBackfill {
 						event.sequenceNr(), event.payload(), event.tags()));
 			}
 			if (!tagRows.isEmpty()) {
-				writes.add(tagRows);
+				events.add(new EventRows(event.sequenceNr(), tagRows));
 			}
-		}).thenCompose((last) -> writeWindowed(writes, rows))
+		})
+			.thenCompose((last) -> events.isEmpty() ? CompletableFuture.completedFuture(List.<Write>of())
+					: writeTimes(persistenceId, from, to).thenApply((times) -> writes(events, times)))
+			.thenCompose((writes) -> writeWindowed(writes, rows))
 			.thenCompose((ignored) -> chunk(persistenceId, to + 1, head, rows));
 	}
 
+	/** One event's tag rows, before its write time is known. */
+	private record EventRows(long sequenceNr, List<TagPartitions.TagRow> rows) {
+	}
+
+	/** One event's tag rows and the write time they are written with: the event's own. */
+	private record Write(List<TagPartitions.TagRow> rows, long writeTime) {
+	}
+
+	/** Events without a write time were deleted since they were read: nothing to index. */
+	private static List<Write> writes(List<EventRows> events, Map<Long, Long> writeTimes) {
+		List<Write> writes = new ArrayList<>(events.size());
+		for (EventRows event : events) {
+			Long writeTime = writeTimes.get(event.sequenceNr());
+			if (writeTime != null) {
+				writes.add(new Write(event.rows(), writeTime));
+			}
+		}
+		return writes;
+	}
+
+	/** @return sequence number to its event's write time, for the events of {@code [from, to]} still stored */
+	private CompletionStage<Map<Long, Long>> writeTimes(String persistenceId, long from, long to) {
+		Map<Long, Long> times = new HashMap<>();
+		long lastPartition = (to - 1) / this.partitionSize;
+		CompletionStage<Void> reads = CompletableFuture.completedFuture(null);
+		for (long partition = (from - 1) / this.partitionSize; partition <= lastPartition; partition++) {
+			long read = partition;
+			reads = reads.thenCompose((ignored) -> this.session
+				.executeAsync(this.selectWriteTimes.bind(persistenceId, read, from, to))
+				.thenCompose((page) -> collect(page, times)));
+		}
+		return reads.thenApply((ignored) -> times);
+	}
+
+	private static CompletionStage<Void> collect(AsyncResultSet page, Map<Long, Long> times) {
+		for (Row row : page.currentPage()) {
+			if (!row.isNull(1)) {
+				times.put(row.getLong(0), row.getLong(1));
+			}
+		}
+		return page.hasMorePages() ? page.fetchNextPage().thenCompose((next) -> collect(next, times))
+				: CompletableFuture.completedFuture(null);
+	}
+
 	/** Writes with {@link #MAX_IN_FLIGHT_WRITES} lanes, each taking the next write when its last one is done. */
-	private CompletionStage<Void> writeWindowed(List<List<TagPartitions.TagRow>> writes, AtomicLong rows) {
+	private CompletionStage<Void> writeWindowed(List<Write> writes, AtomicLong rows) {
 		AtomicInteger next = new AtomicInteger();
 		CompletableFuture<?>[] lanes = new CompletableFuture<?>[Math.min(MAX_IN_FLIGHT_WRITES, writes.size())];
 		for (int i = 0; i < lanes.length; i++) {
@@ -112,14 +183,14 @@ public final class TagIndexBackfill {
 		return CompletableFuture.allOf(lanes);
 	}
 
-	private CompletionStage<Void> lane(List<List<TagPartitions.TagRow>> writes, AtomicInteger next, AtomicLong rows) {
+	private CompletionStage<Void> lane(List<Write> writes, AtomicInteger next, AtomicLong rows) {
 		int index = next.getAndIncrement();
 		if (index >= writes.size()) {
 			return CompletableFuture.completedFuture(null);
 		}
-		List<TagPartitions.TagRow> write = writes.get(index);
-		return this.partitions.write(write, Statement.NO_DEFAULT_TIMESTAMP).thenCompose((ignored) -> {
-			rows.addAndGet(write.size());
+		Write write = writes.get(index);
+		return this.partitions.write(write.rows(), write.writeTime()).thenCompose((ignored) -> {
+			rows.addAndGet(write.rows().size());
 			return lane(writes, next, rows);
 		});
 	}

@@ -1,9 +1,16 @@
 package io.cassandrajournal.query;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.BatchStatement;
+import com.datastax.oss.driver.api.core.cql.Statement;
 import org.junit.jupiter.api.Test;
 
 import io.cassandrajournal.CassandraJournalOptions;
@@ -17,10 +24,11 @@ import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
 
 import static io.cassandrajournal.testing.Await.result;
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The tag index backfill on a real node: its writes are back-pressured.
+ * The tag index backfill on a real node: its writes are back-pressured, and a deleteTo racing it is not undone.
  */
 @CassandraTest
 class TagIndexBackfillIT {
@@ -58,6 +66,85 @@ class TagIndexBackfillIT {
 		result(query.forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START, AccountEvent.class,
 				(e) -> indexedEvents.add(e.event().persistenceId() + "#" + e.event().sequenceNr())));
 		assertThat(indexedEvents).hasSize(601).doesNotHaveDuplicates();
+	}
+
+	/**
+	 * The backfill reads an event, a deleteTo then deletes it and its tag rows, then the backfill's tag row
+	 * write arrives: it must not bring the deleted event back into the tag index.
+	 */
+	@Test
+	void aTagRowWrittenAfterADeleteToRemovedItsEventStaysDeleted(TestKeyspace keyspace) {
+		CassandraJournalOptions indexed = CassandraJournalOptions.create()
+			.withKeyspace(keyspace.name())
+			.withUseTagIndex(true);
+		CassandraJournal journal = CassandraJournal.create(keyspace.session(), indexed, new JacksonEventSerializer());
+		CassandraJournal unindexed = CassandraJournal.create(keyspace.session(), indexed.withUseTagIndex(false),
+				new JacksonEventSerializer());
+		String tag = "raced-" + System.nanoTime();
+		String id = tag + "-entity";
+		result(unindexed.append(id, 0, List.of(EventToAppend.of(new Deposited(1), tag),
+				EventToAppend.of(new Deposited(2), tag), EventToAppend.of(new Deposited(3), tag))));
+
+		// The backfill's tag row writes (unlogged batches) are held until the deleteTo has completed.
+		HeldBatches held = new HeldBatches(keyspace.session());
+		TagIndexBackfill backfill = TagIndexBackfill.create(journal, held.session(), indexed);
+		CompletableFuture<Long> run = backfill.run().toCompletableFuture();
+		await().alias("the backfill has read the events and is writing their tag rows")
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> held.held() > 0 || run.isDone());
+		result(journal.deleteTo(id, 3));
+		held.release();
+		result(run);
+
+		List<Long> replayed = new ArrayList<>();
+		result(journal.replay(id, 1, Long.MAX_VALUE, AccountEvent.class, (e) -> replayed.add(e.sequenceNr())));
+		assertThat(replayed).as("replayed after the deleteTo").isEmpty();
+		CassandraReadJournal query = CassandraReadJournal.create(journal, keyspace.session(), indexed,
+				new JacksonEventSerializer());
+		List<Long> indexedEvents = new ArrayList<>();
+		result(query.forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START, AccountEvent.class,
+				(e) -> indexedEvents.add(e.event().sequenceNr())));
+		assertThat(indexedEvents).as("tag rows of deleted events").isEmpty();
+	}
+
+	/** A session whose batches wait for {@link #release()} before they are sent. */
+	private static final class HeldBatches {
+
+		private final CqlSession delegate;
+
+		private final CompletableFuture<Void> released = new CompletableFuture<>();
+
+		private final AtomicInteger held = new AtomicInteger();
+
+		HeldBatches(CqlSession delegate) {
+			this.delegate = delegate;
+		}
+
+		CqlSession session() {
+			return (CqlSession) Proxy.newProxyInstance(CqlSession.class.getClassLoader(),
+					new Class<?>[] { CqlSession.class }, (proxy, method, args) -> {
+						if (method.getName().equals("executeAsync") && args != null && args.length == 1
+								&& args[0] instanceof BatchStatement batch) {
+							this.held.incrementAndGet();
+							return this.released.thenCompose((ignored) -> this.delegate.executeAsync((Statement<?>) batch));
+						}
+						try {
+							return method.invoke(this.delegate, args);
+						}
+						catch (InvocationTargetException ex) {
+							throw ex.getCause();
+						}
+					});
+		}
+
+		int held() {
+			return this.held.get();
+		}
+
+		void release() {
+			this.released.complete(null);
+		}
+
 	}
 
 }

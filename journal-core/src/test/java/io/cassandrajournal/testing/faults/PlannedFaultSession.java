@@ -14,12 +14,14 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
 import com.datastax.oss.driver.api.core.DriverTimeoutException;
 import com.datastax.oss.driver.api.core.NoNodeAvailableException;
+import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.BatchStatement;
 import com.datastax.oss.driver.api.core.cql.DefaultBatchType;
 import com.datastax.oss.driver.api.core.cql.Statement;
 import com.datastax.oss.driver.api.core.metadata.Node;
 import com.datastax.oss.driver.api.core.servererrors.WriteTimeoutException;
 import com.datastax.oss.driver.api.core.servererrors.WriteType;
+import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.testing.FaultInjectingSession;
 import io.cassandrajournal.testing.faults.FaultPlan.Decision;
@@ -39,15 +41,28 @@ public final class PlannedFaultSession {
 
 	private final String metadataTable;
 
+	private final @Nullable LateWrites lateWrites;
+
 	/**
 	 * @param delegate the real session
 	 * @param plan the schedule (shared by every session of a run)
 	 * @param metadataTable the journal's metadata table: its lightweight transactions are claims
 	 */
 	public PlannedFaultSession(CqlSession delegate, FaultPlan plan, String metadataTable) {
+		this(delegate, plan, metadataTable, null);
+	}
+
+	/**
+	 * @param delegate the real session
+	 * @param plan the schedule (shared by every session of a run)
+	 * @param metadataTable the journal's metadata table: its lightweight transactions are claims
+	 * @param lateWrites where to record event rows sent later than {@code in-flight-wait} after their claim
+	 */
+	PlannedFaultSession(CqlSession delegate, FaultPlan plan, String metadataTable, @Nullable LateWrites lateWrites) {
 		this.delegate = delegate;
 		this.plan = plan;
 		this.metadataTable = metadataTable;
+		this.lateWrites = lateWrites;
 	}
 
 	public CqlSession session() {
@@ -79,6 +94,7 @@ public final class PlannedFaultSession {
 			if (decision != null) {
 				return inject(statement, decision);
 			}
+			return send(statement);
 		}
 		try {
 			return method.invoke(this.delegate, args);
@@ -88,16 +104,24 @@ public final class PlannedFaultSession {
 		}
 	}
 
+	/** Hands the statement to the real session now (after any hold), recording it if it is late. */
+	private CompletionStage<AsyncResultSet> send(Statement<?> statement) {
+		if (this.lateWrites != null) {
+			this.lateWrites.sending(statement);
+		}
+		return this.delegate.executeAsync(statement);
+	}
+
 	private CompletionStage<?> inject(Statement<?> statement, Decision decision) {
 		return switch (decision.kind()) {
 			case FAIL_BEFORE_SENDING -> CompletableFuture.failedFuture(new NoNodeAvailableException());
 			case APPLY_THEN_TIMEOUT_WRITE, APPLY_THEN_TIMEOUT_BATCH, APPLY_THEN_TIMEOUT_CLAIM,
 					APPLY_THEN_TIMEOUT_CAS_SAVE ->
-				this.delegate.executeAsync(statement).handle((rs, error) -> {
+				send(statement).handle((rs, error) -> {
 					throw new CompletionException((error != null) ? error : writeTimeout(statement));
 				});
 			case READ_FAILS -> CompletableFuture.failedFuture(new DriverTimeoutException("injected: read timed out"));
-			case SLOW_RESPONSE -> this.delegate.executeAsync(statement)
+			case SLOW_RESPONSE -> send(statement)
 				.handle((rs, error) -> CompletableFuture.supplyAsync(() -> null, later(decision.delayMillis()))
 					.thenApply((ignored) -> {
 						if (error != null) {
@@ -107,7 +131,7 @@ public final class PlannedFaultSession {
 					}))
 				.thenCompose((stage) -> stage);
 			case LATE_BATCH -> CompletableFuture.supplyAsync(() -> null, later(decision.delayMillis()))
-				.thenCompose((ignored) -> this.delegate.executeAsync(statement));
+				.thenCompose((ignored) -> send(statement));
 		};
 	}
 
