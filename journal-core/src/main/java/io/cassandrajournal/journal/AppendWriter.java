@@ -262,6 +262,9 @@ final class AppendWriter {
 	 * batch log is replayed). An append too large for one batch ({@link #ATOMIC_BATCH_MAX_BYTES}, or refused by
 	 * the node as too large) writes its events first and its tag rows only once the events are acknowledged:
 	 * tag rows never exist without their events, but an uncertain outcome may leave events without tag rows.
+	 * In the bucketed tag layout the logged batch is sent only once the tag's bucket list row is written: if that
+	 * write fails (even one that may have applied), the batch was never sent, so the outcome says no row of the
+	 * range exists and the claim is released (a plain failure, retryable with the same expected number).
 	 * Every row carries {@code writeTime} (the driver's write time stamp, in microseconds, taken before the claim;
 	 * {@link Statement#NO_DEFAULT_TIMESTAMP} when the driver leaves time stamps to the server), on every attempt.
 	 */
@@ -293,12 +296,17 @@ final class AppendWriter {
 			RowWrites atomic = new RowWrites();
 			List<BatchableStatement<?>> eventRows = new ArrayList<>();
 			byPartition.values().forEach(eventRows::addAll);
-			atomic.add(true, () -> tagIndex.inserts(tagRows).thenCompose((tagInserts) -> {
+			atomic.add(true, () -> tagIndex.inserts(tagRows).handle((tagInserts, listing) -> {
+				if (listing != null) {
+					// The bucket list (bucketed layout) is written before the batch: when it fails, the batch was
+					// never sent and no row of the range exists, whatever the failure says of the list's own row.
+					return CompletableFuture.<AsyncResultSet>failedFuture(RowWrites.notSent(listing));
+				}
 				BatchStatementBuilder batch = BatchStatement.builder(BatchType.LOGGED);
 				eventRows.forEach(batch::addStatement);
 				tagInserts.forEach(batch::addStatement);
 				return this.session.executeAsync(configure(batch, writeTime));
-			}));
+			}).thenCompose((sent) -> sent));
 			addIdRow(atomic, persistenceId, expected);
 			return atomic.run().thenCompose((outcome) -> {
 				if (outcome.failure() != null && batchTooLarge(outcome.failure()) && !outcome.rowsMayExist()) {

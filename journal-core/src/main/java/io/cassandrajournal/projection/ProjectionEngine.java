@@ -206,8 +206,11 @@ public final class ProjectionEngine implements AutoCloseable {
 					query.liveEventsByTag(projection.tagFilter(), offset, projection.settings().feed()));
 		}
 		else {
+			// One memory of stepped-over gaps per projection: its runner creates a new source after a failed batch.
+			SteppedOverGaps gaps = new SteppedOverGaps(projection.persistenceId(),
+					projection.settings().crashGapRecheckWindow(), this.clock);
 			sources = (offset) -> new PersistenceIdSource(this.journal, projection.persistenceId(), offset,
-					projection.settings().feed().pageSize());
+					projection.settings().feed().pageSize(), gaps, this.clock);
 		}
 		return sources;
 	}

@@ -29,12 +29,26 @@ import io.cassandrajournal.query.FeedSettings;
  * event of its entities in order, and is what instances sharing the projection take and hand over (see
  * {@link ProjectionSharing}). More segments spread the work over more instances but each one reads the whole
  * tag feed and keeps its share
+ * @param crashGapRecheckWindow projections by persistenceId only: how long after their claim the sequence numbers
+ * stepped over as a crash gap (claimed, still without an event after the journal's in-flight wait, below a
+ * visible event) are read again on every poll (default 10 minutes; 0 turns it off). An event that appears there
+ * within the window (a logged batch Cassandra replays from its batch log after a node restart) is delivered
+ * late, after later events of its entity, and logged: at-least-once holds for it, per-entity order does not.
+ * The gaps are kept in memory (at most 100 ranges per projection): a restart forgets them. Should exceed the
+ * journal's in-flight wait (30 s by default), since nothing is stepped over before that
  */
 public record ProjectionSettings(RecoveryStrategy recoveryStrategy, int maxRetries, Duration retryBackoff,
 		Duration maxRetryBackoff, Duration pollInterval, FeedSettings feed, boolean parkAfterDeadLetter,
-		Consumer<ProjectionFailure> onFailure, int concurrency, int segments) {
+		Consumer<ProjectionFailure> onFailure, int concurrency, int segments, Duration crashGapRecheckWindow) {
+
+	/** The default {@link #crashGapRecheckWindow()}: 10 minutes. */
+	public static final Duration DEFAULT_CRASH_GAP_RECHECK_WINDOW = Duration.ofMinutes(10);
 
 	public ProjectionSettings {
+		Objects.requireNonNull(crashGapRecheckWindow, "crashGapRecheckWindow");
+		if (crashGapRecheckWindow.isNegative()) {
+			throw new IllegalArgumentException("crashGapRecheckWindow must not be negative, was " + crashGapRecheckWindow);
+		}
 		Objects.requireNonNull(recoveryStrategy, "recoveryStrategy");
 		Objects.requireNonNull(retryBackoff, "retryBackoff");
 		Objects.requireNonNull(maxRetryBackoff, "maxRetryBackoff");
@@ -58,6 +72,26 @@ public record ProjectionSettings(RecoveryStrategy recoveryStrategy, int maxRetri
 			throw new IllegalArgumentException("retryBackoff must be positive and at most maxRetryBackoff, was "
 					+ retryBackoff + " / " + maxRetryBackoff);
 		}
+	}
+
+	/**
+	 * Settings with the default {@link #crashGapRecheckWindow()} (as before it existed).
+	 * @param recoveryStrategy see the record
+	 * @param maxRetries see the record
+	 * @param retryBackoff see the record
+	 * @param maxRetryBackoff see the record
+	 * @param pollInterval see the record
+	 * @param feed see the record
+	 * @param parkAfterDeadLetter see the record
+	 * @param onFailure see the record
+	 * @param concurrency see the record
+	 * @param segments see the record
+	 */
+	public ProjectionSettings(RecoveryStrategy recoveryStrategy, int maxRetries, Duration retryBackoff,
+			Duration maxRetryBackoff, Duration pollInterval, FeedSettings feed, boolean parkAfterDeadLetter,
+			Consumer<ProjectionFailure> onFailure, int concurrency, int segments) {
+		this(recoveryStrategy, maxRetries, retryBackoff, maxRetryBackoff, pollInterval, feed, parkAfterDeadLetter,
+				onFailure, concurrency, segments, DEFAULT_CRASH_GAP_RECHECK_WINDOW);
 	}
 
 	/**
@@ -88,37 +122,44 @@ public record ProjectionSettings(RecoveryStrategy recoveryStrategy, int maxRetri
 
 	public ProjectionSettings withRecoveryStrategy(RecoveryStrategy strategy) {
 		return new ProjectionSettings(strategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
-				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency, this.segments);
+				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency, this.segments,
+				this.crashGapRecheckWindow);
 	}
 
 	public ProjectionSettings withMaxRetries(int retries) {
 		return new ProjectionSettings(this.recoveryStrategy, retries, this.retryBackoff, this.maxRetryBackoff,
-				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency, this.segments);
+				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency, this.segments,
+				this.crashGapRecheckWindow);
 	}
 
 	public ProjectionSettings withRetryBackoff(Duration first, Duration max) {
 		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, first, max, this.pollInterval, this.feed,
-				this.parkAfterDeadLetter, this.onFailure, this.concurrency, this.segments);
+				this.parkAfterDeadLetter, this.onFailure, this.concurrency, this.segments,
+				this.crashGapRecheckWindow);
 	}
 
 	public ProjectionSettings withPollInterval(Duration interval) {
 		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
-				interval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency, this.segments);
+				interval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency, this.segments,
+				this.crashGapRecheckWindow);
 	}
 
 	public ProjectionSettings withFeed(FeedSettings settings) {
 		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
-				this.pollInterval, settings, this.parkAfterDeadLetter, this.onFailure, this.concurrency, this.segments);
+				this.pollInterval, settings, this.parkAfterDeadLetter, this.onFailure, this.concurrency, this.segments,
+				this.crashGapRecheckWindow);
 	}
 
 	public ProjectionSettings withParkAfterDeadLetter(boolean park) {
 		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
-				this.pollInterval, this.feed, park, this.onFailure, this.concurrency, this.segments);
+				this.pollInterval, this.feed, park, this.onFailure, this.concurrency, this.segments,
+				this.crashGapRecheckWindow);
 	}
 
 	public ProjectionSettings withOnFailure(Consumer<ProjectionFailure> hook) {
 		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
-				this.pollInterval, this.feed, this.parkAfterDeadLetter, hook, this.concurrency, this.segments);
+				this.pollInterval, this.feed, this.parkAfterDeadLetter, hook, this.concurrency, this.segments,
+				this.crashGapRecheckWindow);
 	}
 
 	/**
@@ -127,7 +168,8 @@ public record ProjectionSettings(RecoveryStrategy recoveryStrategy, int maxRetri
 	 */
 	public ProjectionSettings withConcurrency(int lanes) {
 		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
-				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, lanes, this.segments);
+				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, lanes, this.segments,
+				this.crashGapRecheckWindow);
 	}
 
 	/**
@@ -136,7 +178,19 @@ public record ProjectionSettings(RecoveryStrategy recoveryStrategy, int maxRetri
 	 */
 	public ProjectionSettings withSegments(int count) {
 		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
-				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency, count);
+				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency, count,
+				this.crashGapRecheckWindow);
+	}
+
+	/**
+	 * @param window how long after their claim a projection by persistenceId reads stepped-over crash gaps again
+	 * (0 turns it off; see the record)
+	 * @return new settings
+	 */
+	public ProjectionSettings withCrashGapRecheckWindow(Duration window) {
+		return new ProjectionSettings(this.recoveryStrategy, this.maxRetries, this.retryBackoff, this.maxRetryBackoff,
+				this.pollInterval, this.feed, this.parkAfterDeadLetter, this.onFailure, this.concurrency, this.segments,
+				window);
 	}
 
 	/**

@@ -175,6 +175,71 @@ class AtomicAppendIT {
 		assertThat(eventRows(options, id)).isEqualTo(Set.of(1L, 2L));
 	}
 
+	/** How the bucketed layout's bucket list row (the "mark", written before the logged batch) fails. */
+	enum MarkFault {
+
+		/** Applied, then a server-side write timeout, every attempt. */
+		APPLIED_THEN_TIMED_OUT,
+		/** Applied, then no answer within the driver's request timeout, every attempt. */
+		APPLIED_THEN_DRIVER_TIMEOUT,
+		/** Never sent (no node available), every attempt. */
+		NOT_SENT
+
+	}
+
+	/**
+	 * Issue 14, found by reading {@code AppendWriter.writeRows}: in the bucketed layout the append first lists its tag
+	 * buckets (one plain write per new bucket) and sends its logged batch only once they are written. When that
+	 * bucket-list write fails, the batch was never sent, so no row of the range can exist: the append failed
+	 * cleanly, must release its claim (with LWT) and say so with a plain {@link JournalUnavailableException}, and a
+	 * retry with the same expected sequence number must succeed. A timed-out bucket-list write was taken as "rows may
+	 * exist", so the append was reported uncertain and its claim kept: a gap and an unknown outcome for a clean
+	 * failure. (A failure of the logged batch itself stays uncertain: the other tests of this class.)
+	 */
+	@ParameterizedTest(name = "{0}, lightweight transactions {1}")
+	@MethodSource("markFaults")
+	void anAppendWhoseBucketListWriteFailedWasNeverSentAndFailsPlainly(MarkFault fault, boolean lightweightTransactions) {
+		CassandraJournalOptions options = this.bucketed.withLightweightTransactions(lightweightTransactions);
+		FaultInjectingSession faults = new FaultInjectingSession(this.session);
+		CassandraJournal journal = CassandraJournal.create(faults.session(), options, new JacksonEventSerializer());
+		String id = newId();
+		String a = "a" + System.nanoTime();
+		result(journal.append(id, 0, List.of(EventToAppend.of(new Note("first"), a))));
+
+		// A tag never written before: its bucket is not listed yet, so the append writes the bucket list row first.
+		String fresh = "fresh" + System.nanoTime();
+		Predicate<Statement<?>> mark = writesTo(options.tagBucketsTable());
+		switch (fault) {
+			case APPLIED_THEN_TIMED_OUT -> faults.applyThenTimeOut(mark, Integer.MAX_VALUE);
+			case APPLIED_THEN_DRIVER_TIMEOUT -> faults.applyThenDriverTimeout(mark, Integer.MAX_VALUE);
+			case NOT_SENT -> faults.failBeforeSending(mark, Integer.MAX_VALUE);
+		}
+		Throwable failed = catchThrowable(
+				() -> result(journal.append(id, 1, List.of(EventToAppend.of(new Note("second"), a, fresh)))));
+		faults.heal();
+
+		assertThat(failed).as("the batch was never sent: a plain failure, not an unknown outcome")
+			.isInstanceOf(JournalUnavailableException.class)
+			.isNotInstanceOf(JournalWriteUncertainException.class);
+		assertThat(eventRows(options, id)).as("nothing of the append was written").isEqualTo(Set.of(1L));
+		assertThat(tagRows(options, id)).isEqualTo(Set.of(a + "#1"));
+		assertThat(result(journal.highestSequenceNr(id))).as("the claim was released").isEqualTo(1);
+		result(journal.append(id, 1, List.of(EventToAppend.of(new Note("again"), a, fresh))));
+		assertThat(eventRows(options, id)).as("the retry at the same number succeeded").isEqualTo(Set.of(1L, 2L));
+		assertThat(tagRows(options, id)).isEqualTo(Set.of(a + "#1", a + "#2", fresh + "#2"));
+		assertThat(result(journal.checkConsistency(id)).missing()).isEmpty();
+	}
+
+	static List<Arguments> markFaults() {
+		List<Arguments> cases = new ArrayList<>();
+		for (boolean lightweightTransactions : List.of(true, false)) {
+			for (MarkFault fault : MarkFault.values()) {
+				cases.add(Arguments.of(fault, lightweightTransactions));
+			}
+		}
+		return cases;
+	}
+
 	static List<Arguments> faultsAndLayouts() {
 		List<Arguments> cases = new ArrayList<>();
 		for (TagBucketing layout : List.of(TagBucketing.NONE, TagBucketing.HOUR)) {

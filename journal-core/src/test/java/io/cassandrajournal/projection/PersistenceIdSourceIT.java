@@ -1,5 +1,6 @@
 package io.cassandrajournal.projection;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -140,6 +141,69 @@ class PersistenceIdSourceIT {
 		assertThat(sequenceNrs(second)).containsExactly(14L, 15L);
 		assertThat(second.caughtUp()).isTrue();
 		assertThat(source.offsetAfter(second.events().size()).sequenceNr()).isEqualTo(15);
+	}
+
+
+	/**
+	 * Finding 11's open case (docs/reliability.md): 11 and 12 were claimed long ago and are missing below the visible
+	 * 13, so after the in-flight wait the source steps over them and delivers 13. Then their events appear (a logged
+	 * batch that Cassandra replays from its batch log once the node is back, after an outage longer than the
+	 * in-flight wait). The source must still deliver them, late and after 13, once each.
+	 */
+	@Test
+	void eventsThatAppearInACrashGapAfterItWasSteppedOverAreDeliveredLate() {
+		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(),
+				this.options.withInFlightWait(Duration.ofSeconds(1)), new JacksonEventSerializer());
+		long now = System.currentTimeMillis();
+		String id = tenEventsThenThirteenVisibleAndElevenTwelveClaimed(journal, now);
+		PersistenceIdSource source = new PersistenceIdSource(journal, id, new TagOffset(0, id, 10), 100);
+		ProjectionSource.Batch first = result(source.poll(), Duration.ofSeconds(10));
+		assertThat(sequenceNrs(first)).as("11 and 12 are stepped over after the in-flight wait").containsExactly(13L);
+		assertThat(source.offsetAfter(first.events().size()).sequenceNr()).isEqualTo(13);
+
+		// The cut-off batch lands after the in-flight wait (Cassandra's batch log replay after a restart).
+		writeEvent(id, 11, now);
+		writeEvent(id, 12, now);
+		ProjectionSource.Batch second = result(source.poll(), Duration.ofSeconds(10));
+		assertThat(sequenceNrs(second)).as("the late events are delivered").containsExactly(11L, 12L);
+		assertThat(source.offsetAfter(second.events().size()).sequenceNr()).as("the cursor stays past 13")
+			.isEqualTo(13);
+		ProjectionSource.Batch third = result(source.poll(), Duration.ofSeconds(10));
+		assertThat(sequenceNrs(third)).as("delivered once").isEmpty();
+	}
+
+	/**
+	 * The stepped-over gaps belong to the projection, not to one source: its runner creates a new source from the
+	 * stored cursor after a failed batch, and that source must still read them. With the window off, they are not
+	 * kept.
+	 */
+	@Test
+	void steppedOverGapsOutliveTheSourceAndAreNotKeptWithTheWindowOff() {
+		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(),
+				this.options.withInFlightWait(Duration.ofSeconds(1)), new JacksonEventSerializer());
+		long now = System.currentTimeMillis();
+		String id = tenEventsThenThirteenVisibleAndElevenTwelveClaimed(journal, now);
+		Clock clock = Clock.systemUTC();
+		SteppedOverGaps kept = new SteppedOverGaps(id, Duration.ofMinutes(10), clock);
+		SteppedOverGaps off = new SteppedOverGaps(id, Duration.ZERO, clock);
+		PersistenceIdSource first = new PersistenceIdSource(journal, id, new TagOffset(0, id, 10), 100, kept, clock);
+		PersistenceIdSource withoutWindow = new PersistenceIdSource(journal, id, new TagOffset(0, id, 10), 100, off,
+				clock);
+		assertThat(sequenceNrs(result(first.poll(), Duration.ofSeconds(10)))).containsExactly(13L);
+		assertThat(sequenceNrs(result(withoutWindow.poll(), Duration.ofSeconds(10)))).containsExactly(13L);
+		TagOffset stored = first.offsetAfter(1);
+
+		writeEvent(id, 11, now);
+		writeEvent(id, 12, now);
+		PersistenceIdSource next = new PersistenceIdSource(journal, id, stored, 100, kept, clock);
+		ProjectionSource.Batch late = result(next.poll(), Duration.ofSeconds(10));
+		assertThat(sequenceNrs(late)).containsExactly(11L, 12L);
+		assertThat(next.offsetAfter(1).sequenceNr()).as("a late event never moves the cursor").isEqualTo(13);
+		assertThat(sequenceNrs(result(next.poll(), Duration.ofSeconds(10)))).as("12 was not handled: read again")
+			.containsExactly(12L);
+		assertThat(next.offsetAfter(1).sequenceNr()).isEqualTo(13);
+		assertThat(sequenceNrs(result(next.poll(), Duration.ofSeconds(10)))).isEmpty();
+		assertThat(sequenceNrs(result(withoutWindow.poll(), Duration.ofSeconds(10)))).as("window off").isEmpty();
 	}
 
 }

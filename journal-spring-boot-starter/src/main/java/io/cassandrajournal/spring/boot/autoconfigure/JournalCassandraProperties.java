@@ -492,6 +492,12 @@ public class JournalCassandraProperties {
 		private Duration backtrackWindow = PROJECTION_DEFAULTS.feed().backtrackWindow();
 
 		/**
+		 * How long after their claim a projection by persistenceId reads again the sequence numbers it stepped over
+		 * as a crash gap, delivering an event that appears there late (out of per-entity order); 0 turns it off.
+		 */
+		private Duration crashGapRecheckWindow = PROJECTION_DEFAULTS.crashGapRecheckWindow();
+
+		/**
 		 * Events read per batch; the cursor is stored after each batch.
 		 */
 		private int pageSize = PROJECTION_DEFAULTS.feed().pageSize();
@@ -601,6 +607,14 @@ public class JournalCassandraProperties {
 
 		public void setBacktrackWindow(Duration backtrackWindow) {
 			this.backtrackWindow = backtrackWindow;
+		}
+
+		public Duration getCrashGapRecheckWindow() {
+			return this.crashGapRecheckWindow;
+		}
+
+		public void setCrashGapRecheckWindow(Duration crashGapRecheckWindow) {
+			this.crashGapRecheckWindow = crashGapRecheckWindow;
 		}
 
 		public int getPageSize() {

@@ -102,6 +102,7 @@ public final class JournalProjectionsAutoConfiguration {
 			.withParkAfterDeadLetter(p.isParkAfterDeadLetter())
 			.withConcurrency(p.getConcurrency())
 			.withFeed(new FeedSettings(p.getConsistencyWindow(), p.getBacktrackWindow(), p.getPageSize()))
+			.withCrashGapRecheckWindow(p.getCrashGapRecheckWindow())
 			.withSegments(segments(p.getSegments()));
 	}
 

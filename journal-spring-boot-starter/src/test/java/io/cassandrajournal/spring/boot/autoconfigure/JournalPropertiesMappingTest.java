@@ -88,6 +88,7 @@ class JournalPropertiesMappingTest {
 		projection("max-retry-backoff", "90s", ProjectionSettings::maxRetryBackoff, Duration.ofSeconds(90));
 		projection("consistency-window", "1s", (s) -> s.feed().consistencyWindow(), Duration.ofSeconds(1));
 		projection("backtrack-window", "3s", (s) -> s.feed().backtrackWindow(), Duration.ofSeconds(3));
+		projection("crash-gap-recheck-window", "20m", ProjectionSettings::crashGapRecheckWindow, Duration.ofMinutes(20));
 		projection("page-size", "40", (s) -> s.feed().pageSize(), 40);
 		projection("park-after-dead-letter", "true", ProjectionSettings::parkAfterDeadLetter, true);
 		projection("concurrency", "3", ProjectionSettings::concurrency, 3);
