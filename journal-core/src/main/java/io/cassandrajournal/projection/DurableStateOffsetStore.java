@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -182,37 +183,57 @@ public final class DurableStateOffsetStore implements OffsetStore {
 	 * @return the cursor to resume from
 	 */
 	CompletionStage<TagOffset> fence(ProjectionId id, TagOffset initial, long epoch) {
+		return fence(id, () -> CompletableFuture.completedFuture(initial), epoch);
+	}
+
+	/**
+	 * Like {@link #fence(ProjectionId, TagOffset, long)}, with the cursor to start from computed only when none is
+	 * stored (a segment of a new number of segments inherits the cursors of the previous one, which costs reads).
+	 * @param id the segment's cursor
+	 * @param initial computes the cursor to start from when none is stored
+	 * @param epoch the lease epoch just taken, at least 1
+	 * @return the cursor to resume from
+	 */
+	CompletionStage<TagOffset> fence(ProjectionId id, Supplier<CompletionStage<TagOffset>> initial, long epoch) {
 		return fence(id, initial, epoch, FENCE_ATTEMPTS);
 	}
 
 	private static final int FENCE_ATTEMPTS = 5;
 
-	private CompletionStage<TagOffset> fence(ProjectionId id, TagOffset initial, long epoch, int attemptsLeft) {
+	private CompletionStage<TagOffset> fence(ProjectionId id, Supplier<CompletionStage<TagOffset>> initial, long epoch,
+			int attemptsLeft) {
 		return read(id).thenCompose((stored) -> {
-			long revision = stored.map(DurableState::revision).orElse(0L);
 			long storedEpoch = stored.map((s) -> s.value().epoch()).orElse(0L);
 			if (storedEpoch > epoch) {
 				return CompletableFuture.<TagOffset>failedFuture(new CursorFencedException("cursor " + id
 						+ " was written under lease epoch " + storedEpoch + ", above this owner's " + epoch
 						+ ": another instance owns the segment"));
 			}
-			Cursor cursor = new Cursor(stored.map((s) -> s.value().offset()).orElse(initial), epoch);
-			return this.store.upsert(key(id), revision + 1, cursor.payload())
-				.thenCompose((ignored) -> this.store.upsert(key(id), revision + 2, cursor.payload()))
-				.handle((ok, error) -> {
-					if (error == null) {
-						raise(id, revision + 2);
-						this.unknownOutcomes.remove(id);
-						return CompletableFuture.completedFuture(cursor.offset());
-					}
-					Throwable cause = Errors.unwrap(error);
-					if (cause instanceof DurableStateConflictException && attemptsLeft > 1) {
-						return fence(id, initial, epoch, attemptsLeft - 1);
-					}
-					return CompletableFuture.<TagOffset>failedFuture(cause);
-				})
-				.thenCompose((stage) -> stage);
+			CompletionStage<TagOffset> from = stored.isPresent()
+					? CompletableFuture.completedFuture(stored.get().value().offset()) : initial.get();
+			return from.thenCompose((offset) -> fenceWrite(id, stored, new Cursor(offset, epoch), initial, epoch,
+					attemptsLeft));
 		});
+	}
+
+	private CompletionStage<TagOffset> fenceWrite(ProjectionId id, Optional<DurableState<Cursor>> stored,
+			Cursor cursor, Supplier<CompletionStage<TagOffset>> initial, long epoch, int attemptsLeft) {
+		long revision = stored.map(DurableState::revision).orElse(0L);
+		return this.store.upsert(key(id), revision + 1, cursor.payload())
+			.thenCompose((ignored) -> this.store.upsert(key(id), revision + 2, cursor.payload()))
+			.handle((ok, error) -> {
+				if (error == null) {
+					raise(id, revision + 2);
+					this.unknownOutcomes.remove(id);
+					return CompletableFuture.completedFuture(cursor.offset());
+				}
+				Throwable cause = Errors.unwrap(error);
+				if (cause instanceof DurableStateConflictException && attemptsLeft > 1) {
+					return fence(id, initial, epoch, attemptsLeft - 1);
+				}
+				return CompletableFuture.<TagOffset>failedFuture(cause);
+			})
+			.thenCompose((stage) -> stage);
 	}
 
 	/**

@@ -166,7 +166,10 @@ public final class ProjectionEngine implements AutoCloseable {
 		ProjectionMetrics metrics = new ProjectionMetrics(this.meterRegistry, projection.name());
 		ProjectionControl control;
 		if (projection.settings().segments() == 1 && this.sharing == null) {
-			control = new ProjectionRunner<>(projection, sources, this.offsets, this.deadLetters, this::publish,
+			// A by-tag projection that ran with more segments before starts from their cursors (SegmentLayouts).
+			OffsetStore offsets = (projection.persistenceId() != null) ? this.offsets
+					: new SegmentLayouts(projection.id(), 1).inheriting(SliceRange.split(1).get(0), this.offsets);
+			control = new ProjectionRunner<>(projection, sources, offsets, this.deadLetters, this::publish,
 					this.serializer, metrics, this.retries, this.executor, this.clock);
 		}
 		else {

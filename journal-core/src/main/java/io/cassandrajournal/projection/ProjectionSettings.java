@@ -28,7 +28,9 @@ import io.cassandrajournal.query.FeedSettings;
  * 1 to 1024; default 1: one cursor, exactly as before). Each segment has its own cursor and runner, sees every
  * event of its entities in order, and is what instances sharing the projection take and hand over (see
  * {@link ProjectionSharing}). More segments spread the work over more instances but each one reads the whole
- * tag feed and keeps its share
+ * tag feed and keeps its share. The count can be changed later without losing progress: a segment without a
+ * cursor starts from the cursors of the count used before (a split copies its parent's, a merge takes the lowest
+ * of its parts': at-least-once)
  * @param crashGapRecheckWindow projections by persistenceId only: how long after their claim the sequence numbers
  * stepped over as a crash gap (claimed, still without an event after the journal's in-flight wait, below a
  * visible event) are read again on every poll (default 10 minutes; 0 turns it off). An event that appears there

@@ -15,6 +15,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
@@ -72,6 +73,9 @@ final class SegmentOwnership {
 
 	private final Starter starter;
 
+	/** Where a segment whose cursor is absent starts (another number of segments ran before: SegmentLayouts). */
+	private final BiFunction<SegmentedProjection.Segment, DurableStateOffsetStore, CompletionStage<TagOffset>> initial;
+
 	private final String self;
 
 	private final Duration timeout;
@@ -94,11 +98,13 @@ final class SegmentOwnership {
 
 	private volatile boolean active;
 
-	SegmentOwnership(String projection, List<SegmentedProjection.Segment> segments, Context context, Starter starter) {
+	SegmentOwnership(String projection, List<SegmentedProjection.Segment> segments, Context context, Starter starter,
+			BiFunction<SegmentedProjection.Segment, DurableStateOffsetStore, CompletionStage<TagOffset>> initial) {
 		this.projection = projection;
 		this.segments = segments;
 		this.context = context;
 		this.starter = starter;
+		this.initial = initial;
 		this.self = context.settings().instanceId();
 		this.timeout = context.settings().leaseTimeout();
 		this.validFor = this.timeout.minus(context.settings().renewInterval());
@@ -320,7 +326,8 @@ final class SegmentOwnership {
 		this.watches.remove(segment);
 		LeaseTerm term = new LeaseTerm(taken.get(), started, this.validFor, this.context.nanoClock());
 		try {
-			join(this.context.offsets().fence(segment.id, TagOffset.START, term.epoch()));
+			DurableStateOffsetStore offsets = this.context.offsets();
+			join(offsets.fence(segment.id, () -> this.initial.apply(segment, offsets), term.epoch()));
 		}
 		catch (RuntimeException ex) {
 			term.lose();

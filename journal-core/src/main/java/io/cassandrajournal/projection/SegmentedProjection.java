@@ -63,6 +63,8 @@ final class SegmentedProjection<E> implements ProjectionControl {
 
 	private final @Nullable SegmentOwnership ownership;
 
+	private final @Nullable SegmentLayouts layouts;
+
 	private final SegmentStatuses statuses;
 
 	private volatile boolean paused;
@@ -78,8 +80,11 @@ final class SegmentedProjection<E> implements ProjectionControl {
 		for (SliceRange range : SliceRange.split(count)) {
 			this.segments.add(new Segment(range, (count == 1) ? projection.id() : projection.id().segment(range)));
 		}
-		this.ownership = (sharing != null) ? new SegmentOwnership(projection.name(), this.segments, sharing, this::run)
-				: null;
+		// A by-tag projection's segments start from the cursors of another number of segments when they have none
+		// (the count was changed); a by-persistenceId projection has one segment.
+		this.layouts = (projection.persistenceId() == null) ? new SegmentLayouts(projection.id(), count) : null;
+		this.ownership = (sharing != null) ? new SegmentOwnership(projection.name(), this.segments, sharing, this::run,
+				this::inherited) : null;
 		this.statuses = new SegmentStatuses(projection.name(), this.segments, sharing);
 	}
 
@@ -92,6 +97,15 @@ final class SegmentedProjection<E> implements ProjectionControl {
 			runner.pause();
 		}
 		return runner;
+	}
+
+	/**
+	 * With sharing: where a segment whose cursor is absent starts (read without touching what the offset store
+	 * tracks for its saves).
+	 */
+	private CompletionStage<TagOffset> inherited(Segment segment, DurableStateOffsetStore offsets) {
+		return (this.layouts != null) ? this.layouts.inherited(segment.range, offsets::peek)
+				: CompletableFuture.completedFuture(TagOffset.START);
 	}
 
 	List<Segment> segments() {
@@ -121,7 +135,8 @@ final class SegmentedProjection<E> implements ProjectionControl {
 		}
 		for (Segment segment : this.segments) {
 			if (segment.runner == null) {
-				run(segment, () -> true, this.offsets);
+				run(segment, () -> true,
+						(this.layouts != null) ? this.layouts.inheriting(segment.range, this.offsets) : this.offsets);
 			}
 		}
 		return all(ProjectionControl::start);

@@ -97,6 +97,22 @@ public final class SharedCassandra {
 	}
 
 	/**
+	 * Replaces the JVM's admin session after a test restarted the shared node. The old one reconnects on its own
+	 * schedule: its requests fail with NoNodeAvailableException until its pool is back, and its control connection
+	 * can stay away longer (seen: the driver warning "Control channel not available" on a DDL half a minute after
+	 * the restart, and the next {@link #createKeyspace} timing out after 20 s). A test that restarts
+	 * {@link #node()} calls this once the node is up again, so the classes run after it get a connected session.
+	 */
+	public static synchronized void reconnectAdminSession() {
+		CqlSession old = adminSession;
+		adminSession = null;
+		if (old != null) {
+			old.close();
+		}
+		adminSession();
+	}
+
+	/**
 	 * Starts (once per JVM) a 3-node cluster on 127.0.0.1-3. Only tests tagged {@code cluster} use it; they
 	 * run with {@code ./mvnw -Pcluster-tests verify}.
 	 * @return the running cluster

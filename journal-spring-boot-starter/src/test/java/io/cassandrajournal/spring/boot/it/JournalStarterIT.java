@@ -108,6 +108,11 @@ class JournalStarterIT {
 		}
 		finally {
 			node.start();
+			// The node is shared by every test class of this JVM: hand it back usable. The JVM's admin session
+			// (SharedCassandra.adminSession, which creates the next classes' keyspaces) does not come back by itself
+			// in time: SharedProjectionIT, run next, failed on NoNodeAvailableException (pool not reconnected) and
+			// on a CREATE KEYSPACE timing out after 20 s (control connection not reconnected). A new one connects.
+			SharedCassandra.reconnectAdminSession();
 		}
 		await().atMost(Duration.ofSeconds(60)).until(() -> "UP".equals(getQuietly("/actuator/health").get("status")));
 		append("starter-acct-2", 1, new TestEvents.Deposited(7));
