@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 import com.datastax.oss.driver.api.core.CqlSession;
@@ -73,7 +74,10 @@ class LateBatchSealIT {
 
 	/** Waits for the held append to finish, whatever its outcome, and returns its failure (null on success). */
 	private static Throwable outcome(CompletionStage<AppendResult> append) {
-		CompletableFuture<Throwable> failure = append.handle((ok, error) -> error).toCompletableFuture();
+		CompletableFuture<Throwable> failure = append
+			.handle((ok, error) -> (error instanceof CompletionException && error.getCause() != null) ? error.getCause()
+					: error)
+			.toCompletableFuture();
 		return result(failure, Duration.ofSeconds(20));
 	}
 
