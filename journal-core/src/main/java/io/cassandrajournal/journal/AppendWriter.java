@@ -82,18 +82,27 @@ final class AppendWriter {
 		// shadows these rows even when their batch lands after it (docs/reliability.md, finding 7).
 		long writeTime = this.session.getContext().getTimestampGenerator().next();
 		long timestamp = this.options.clock().millis();
+		// The deadline's start, with the claim's time stamp: readers wait in-flight-wait from that time stamp.
+		long started = System.nanoTime();
 		long last = expected + events.size();
 		AppendResult result = new AppendResult(persistenceId, expected + 1, last, Instant.ofEpochMilli(timestamp),
 				allTags(events));
 		if (!this.options.lightweightTransactions()) {
-			return appendWithoutClaim(persistenceId, expected, events, payloads, timestamp, writeTime, result);
+			return appendWithoutClaim(persistenceId, expected, events, payloads, timestamp, writeTime, result, started);
 		}
 		return claim(persistenceId, expected, last, timestamp)
 			.thenCompose((claimed) -> writeRows(persistenceId, expected, events, payloads, timestamp, writeTime, null))
 			.thenCompose((outcome) -> {
 				Throwable failure = outcome.failure();
+				boolean late = pastDeadline(started);
 				if (failure == null) {
-					return CompletableFuture.completedFuture(result);
+					return late ? CompletableFuture.failedFuture(lateWrite(persistenceId, expected + 1, last))
+							: CompletableFuture.completedFuture(result);
+				}
+				if (late && !outcome.rowsMayExist()) {
+					// A reader may be sealing these numbers now: released, they would be reused under its seal.
+					return CompletableFuture.failedFuture(JournalWriteUncertainException.unreleasedClaim(persistenceId,
+							expected + 1, last, Errors.unwrap(failure)));
 				}
 				if (outcome.rowsMayExist()) {
 					// Releasing would let the next append reuse these numbers next to rows that may exist.
@@ -109,6 +118,23 @@ final class AppendWriter {
 					throw new CompletionException(failure);
 				});
 			});
+	}
+
+	/**
+	 * The writer's deadline (docs/reliability.md, finding 13): a reader steps over and seals a claimed number still
+	 * missing {@code in-flight-wait} after its claim's time stamp, so rows acknowledged later than that may already
+	 * be shadowed by the seal. One {@link System#nanoTime} call; none with an in-flight wait of zero (readers then
+	 * neither wait nor seal).
+	 * @param started {@link System#nanoTime} when the claim's time stamp was taken
+	 * @return whether the rows' write completed later than {@code in-flight-wait} after it
+	 */
+	private boolean pastDeadline(long started) {
+		long wait = this.options.inFlightWait().toNanos();
+		return wait > 0 && System.nanoTime() - started > wait;
+	}
+
+	private JournalWriteUncertainException lateWrite(String persistenceId, long first, long last) {
+		return JournalWriteUncertainException.lateWrite(persistenceId, first, last, this.options.inFlightWait());
 	}
 
 	private CompletionStage<Void> claim(String persistenceId, long expected, long claimed, long timestamp) {
@@ -220,7 +246,8 @@ final class AppendWriter {
 	}
 
 	private CompletionStage<AppendResult> appendWithoutClaim(String persistenceId, long expected,
-			List<EventToAppend> events, List<String> payloads, long timestamp, long writeTime, AppendResult result) {
+			List<EventToAppend> events, List<String> payloads, long timestamp, long writeTime, AppendResult result,
+			long started) {
 		// The documented unsafe path: check the head, write. Two writers that both see the same head both pass
 		// and the later batch silently overwrites the earlier one's events. The head this process last wrote
 		// is trusted when it matches the expectation (the check is advisory anyway); otherwise it is read.
@@ -246,6 +273,11 @@ final class AppendWriter {
 								? new JournalWriteUncertainException(persistenceId, expected + 1, result.lastSequenceNr(),
 										failure)
 								: failure);
+					}
+					if (pastDeadline(started)) {
+						// The head rode in the first batch: a reader may have sealed numbers of a later one.
+						this.knownHeads.remove(persistenceId);
+						throw new CompletionException(lateWrite(persistenceId, expected + 1, result.lastSequenceNr()));
 					}
 					if (this.knownHeads.size() > 100_000) {
 						this.knownHeads.clear();

@@ -6,13 +6,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.cql.Statement;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.internal.AsyncPaging;
+import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.RowValues;
 import io.cassandrajournal.internal.WarnOnce;
 import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
@@ -30,6 +34,17 @@ import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
  * whose clock runs ahead from stalling reads for longer ({@link HoleWait}, which {@code deleteTo} applies too).
  * Waiting is re-reading from the missing number with a doubling backoff (10 ms to 200 ms) on
  * {@link CompletableFuture#delayedExecutor}; no thread blocks.
+ * <p>
+ * <b>A stepped-over gap is sealed</b> (docs/reliability.md, finding 13): a logged batch can still land after the
+ * wait (Cassandra's batch log replays it once its replicas are back), and an entity decided on the state without
+ * it. So before stepping over, the replay writes a range deletion of the missing numbers in the events table, one
+ * per partition, with a write time of at least the claim's time stamp plus {@code in-flight-wait} (and at least
+ * the driver's now): an append's rows carry a write time taken before its claim, so a batch that lands later is
+ * shadowed and every reader keeps seeing the gap. The decision rests on a read that started after the wait
+ * expired ({@link HoleWait#settledUpTo}); the writer reports a batch that completes later than that as uncertain
+ * ({@link AppendWriter}), so no acknowledged event is sealed. A seal that fails fails the replay, as a failed
+ * read does: nothing is stepped over unsealed. With an {@code in-flight-wait} of zero nothing waits and nothing
+ * is sealed (the behaviour of plain replays).
  */
 final class ContiguousReplay {
 
@@ -41,9 +56,35 @@ final class ContiguousReplay {
 
 	private final WarnOnce gapWarnings = new WarnOnce(10_000);
 
-	public ContiguousReplay(CassandraJournalOptions options, EventReader reader) {
+	private final CqlSession session;
+
+	/** The seal: a range deletion with its own write time; null with an in-flight wait of zero. */
+	private final @Nullable PreparedStatement seal;
+
+	public ContiguousReplay(CqlSession session, CassandraJournalOptions options, EventReader reader) {
+		this.session = session;
 		this.options = options;
 		this.reader = reader;
+		this.seal = options.inFlightWait().isZero() ? null
+				: new JournalStatements.Statements(session, options).write("DELETE FROM " + options.requireKeyspace()
+						+ "." + options.eventsTable() + " USING TIMESTAMP ? WHERE persistence_id = ? AND partition_nr = ? "
+						+ "AND sequence_nr >= ? AND sequence_nr <= ?");
+	}
+
+	/**
+	 * @param claimedAt no earlier than the sealed numbers' claim (epoch millis of the claiming writer's clock)
+	 * @return the seal's write time in microseconds: at least the claim's time plus the in-flight wait, and at
+	 * least the driver's now
+	 */
+	long sealWriteTime(long claimedAt) {
+		long waitMillis = this.options.inFlightWait().toMillis();
+		long floor = (claimedAt >= Long.MAX_VALUE / 1000 - waitMillis) ? Long.MIN_VALUE
+				: (claimedAt + waitMillis) * 1000;
+		long now = this.session.getContext().getTimestampGenerator().next();
+		if (now == Statement.NO_DEFAULT_TIMESTAMP) {
+			now = System.currentTimeMillis() * 1000;
+		}
+		return Math.max(floor, now);
 	}
 
 	/**
@@ -76,6 +117,15 @@ final class ContiguousReplay {
 
 		private final HoleWait holes = new HoleWait(ContiguousReplay.this.options);
 
+		/** When the current round's reads started (the journal's clock, epoch millis). */
+		private long readStartedAt;
+
+		/** Missing numbers decided as a crash gap, to be sealed before they are stepped over. */
+		private @Nullable SequenceRange toSeal;
+
+		/** No earlier than the claim of {@link #toSeal}'s numbers. */
+		private long sealClaimedAt;
+
 		Run(String persistenceId, long from, long to, @Nullable Class<E> type, Consumer<? super PersistentEvent<E>> consumer) {
 			this.persistenceId = persistenceId;
 			this.type = type;
@@ -85,6 +135,8 @@ final class ContiguousReplay {
 		}
 
 		CompletionStage<ReplayResult> round() {
+			// Before the head read: the partition reads start later still, so this bounds the read's start from below.
+			this.readStartedAt = ContiguousReplay.this.options.clock().millis();
 			return ContiguousReplay.this.reader.headWithClaimTime(this.persistenceId).thenCompose((head) -> {
 				this.head = head.sequenceNr();
 				this.upper = Math.min(this.upper, this.head);
@@ -92,14 +144,13 @@ final class ContiguousReplay {
 					return done();
 				}
 				return readPartitions(ContiguousReplay.this.reader.partitionOf(this.next)).thenCompose((stopped) -> {
-					if (!stopped && this.next <= this.upper) {
+					if (this.toSeal == null && !stopped && this.next <= this.upper) {
 						// Missing at the end: claimed no later than the head's updated_at.
-						if (inFlight(this.next, head.claimedAt())) {
-							stopped = true;
-						}
-						else {
-							stepOver(this.upper);
-						}
+						stopped = !settle(this.upper, head.claimedAt());
+					}
+					if (this.toSeal != null) {
+						// Sealed, then read again from after the gap.
+						return sealAndStepOver().thenCompose((ignored) -> round());
 					}
 					return stopped ? later() : done();
 				});
@@ -131,10 +182,9 @@ final class ContiguousReplay {
 			long sequenceNr = RowValues.bigint(row, 0);
 			if (sequenceNr > this.next) {
 				// Missing in the middle: claimed no later than this event, stamped at its claim.
-				if (inFlight(this.next, RowValues.bigint(row, 1))) {
+				if (!settle(sequenceNr - 1, RowValues.bigint(row, 1)) || this.toSeal != null) {
 					return false;
 				}
-				stepOver(sequenceNr - 1);
 			}
 			this.consumer.accept(ContiguousReplay.this.reader.toEvent(this.persistenceId, row, this.type));
 			this.last = sequenceNr;
@@ -142,18 +192,62 @@ final class ContiguousReplay {
 			return true;
 		}
 
-		private boolean inFlight(long missing, long claimedAt) {
-			return this.holes.inFlight(missing, claimedAt);
+		/**
+		 * Decides on the missing numbers {@link #next}..{@code to}: still in flight, stepped over at once (an
+		 * in-flight wait of zero: nothing is sealed), or to be sealed ({@link #toSeal}, all of them or those up to
+		 * the head known when the hole was first met).
+		 * @param claimedAt no earlier than their claim: the next visible event's time stamp, or the head's
+		 * @return false while they are in flight
+		 */
+		private boolean settle(long to, long claimedAt) {
+			if (ContiguousReplay.this.seal == null) {
+				if (this.holes.inFlight(this.next, claimedAt)) {
+					return false;
+				}
+				stepOver(to, false);
+				return true;
+			}
+			long settled = this.holes.settledUpTo(this.next, claimedAt, this.head, this.readStartedAt);
+			if (settled < this.next) {
+				return false;
+			}
+			this.toSeal = new SequenceRange(this.next, Math.min(to, settled));
+			this.sealClaimedAt = claimedAt;
+			return true;
 		}
 
-		private void stepOver(long to) {
+		/** Writes the seal of {@link #toSeal} (one range deletion per partition it spans), then steps over it. */
+		private CompletionStage<Void> sealAndStepOver() {
+			SequenceRange gap = this.toSeal;
+			this.toSeal = null;
+			PreparedStatement seal = ContiguousReplay.this.seal;
+			if (gap == null || seal == null) {
+				return CompletableFuture.completedFuture(null);
+			}
+			long writeTime = sealWriteTime(this.sealClaimedAt);
+			long partitionSize = ContiguousReplay.this.options.partitionSize();
+			List<CompletableFuture<?>> deletes = new ArrayList<>();
+			for (long partition = ContiguousReplay.this.reader.partitionOf(gap.from()); partition <= ContiguousReplay.this.reader
+				.partitionOf(gap.to()); partition++) {
+				long from = Math.max(gap.from(), partition * partitionSize + 1);
+				long to = Math.min(gap.to(), (partition + 1) * partitionSize);
+				deletes.add(ContiguousReplay.this.session
+					.executeAsync(seal.bind(writeTime, this.persistenceId, partition, from, to))
+					.toCompletableFuture());
+			}
+			return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new))
+				.thenRun(() -> stepOver(gap.to(), true));
+		}
+
+		private void stepOver(long to, boolean sealed) {
 			SequenceRange gap = new SequenceRange(this.next, to);
 			this.crashGaps.add(gap);
 			if (ContiguousReplay.this.gapWarnings.first(this.persistenceId + "#" + this.next)) {
 				logger.warn("Sequence numbers {} of '{}' are claimed (head {}) but have no event after the in-flight "
-						+ "wait of {}: stepped over as a crash gap (an append died between its claim and its batch; "
+						+ "wait of {}: stepped over as a crash gap{} (an append died between its claim and its batch; "
 						+ "journal.checkConsistency reports it)", gap, this.persistenceId, this.head,
-						ContiguousReplay.this.options.inFlightWait());
+						ContiguousReplay.this.options.inFlightWait(),
+						sealed ? " and sealed, so a batch of it still on its way never appears" : "");
 			}
 			this.next = to + 1;
 		}

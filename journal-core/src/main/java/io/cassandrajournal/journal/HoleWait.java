@@ -29,6 +29,9 @@ final class HoleWait {
 
 	private long holeSeenAt;
 
+	/** The head known when the current hole was first met (for {@link #settledUpTo}). */
+	private long holeHead;
+
 	private long backoff = FIRST_BACKOFF_MILLIS;
 
 	HoleWait(CassandraJournalOptions options) {
@@ -46,10 +49,45 @@ final class HoleWait {
 		if (missing != this.holeFrom) {
 			this.holeFrom = missing;
 			this.holeSeenAt = now;
+			this.holeHead = Long.MAX_VALUE;
 			this.backoff = FIRST_BACKOFF_MILLIS;
 		}
 		long bound = this.options.inFlightWait().toMillis();
 		return now - claimedAt < bound && now - this.holeSeenAt < bound;
+	}
+
+	/**
+	 * The rule for a reader that seals what it steps over ({@link ContiguousReplay}): as {@link #inFlight}, but
+	 * judged at the time the read that shows the hole <em>started</em>, so the decision rests on a read that began
+	 * after the wait expired (a writer acknowledges its batch only within {@code in-flight-wait} of taking its
+	 * claim's time stamp, so such a read sees every acknowledged event; docs/reliability.md, finding 13).
+	 * <p>
+	 * The wait ends by either bound: by the claim's time stamp ({@code claimedAt} bounds every number below the
+	 * visible event or head it comes from), or by the local bound, which covers only the numbers up to the head
+	 * known when this call first met the hole (claimed before it was met); numbers above it are a new hole.
+	 * @param missing the first missing sequence number
+	 * @param claimedAt as for {@link #inFlight}
+	 * @param head the head the read that met the hole was bounded by
+	 * @param readStartedAt when that read started (epoch millis of the journal's clock)
+	 * @return the last missing number that may be sealed and stepped over now; below {@code missing} while the hole
+	 * is still in flight (wait and read again)
+	 */
+	long settledUpTo(long missing, long claimedAt, long head, long readStartedAt) {
+		long now = this.options.clock().millis();
+		if (missing != this.holeFrom) {
+			this.holeFrom = missing;
+			this.holeSeenAt = now;
+			this.holeHead = head;
+			this.backoff = FIRST_BACKOFF_MILLIS;
+		}
+		long bound = this.options.inFlightWait().toMillis();
+		if (readStartedAt - claimedAt >= bound) {
+			return Long.MAX_VALUE;
+		}
+		if (readStartedAt - this.holeSeenAt >= bound) {
+			return this.holeHead;
+		}
+		return missing - 1;
 	}
 
 	/**

@@ -112,6 +112,27 @@ public class JournalWriteUncertainException extends JournalUnavailableException 
 				firstSequenceNr, lastSequenceNr, cause);
 	}
 
+	/**
+	 * The append's rows were written, but later than {@code in-flight-wait} after its claim: a reader that found
+	 * its numbers still missing after that wait may have stepped over them as a crash gap and sealed them (a range
+	 * deletion that shadows rows landing after it), so its events may or may not be visible, now and later.
+	 * @param persistenceId the entity appended to
+	 * @param firstSequenceNr the first sequence number of the claimed range
+	 * @param lastSequenceNr the last one
+	 * @param inFlightWait the journal's in-flight wait
+	 * @return the exception
+	 */
+	public static JournalWriteUncertainException lateWrite(String persistenceId, long firstSequenceNr,
+			long lastSequenceNr, java.time.Duration inFlightWait) {
+		String message = "The writes of sequence numbers " + firstSequenceNr + ".." + lastSequenceNr + " on '"
+				+ persistenceId + "' completed later than the in-flight wait of " + inFlightWait + " after their claim: "
+				+ "a reader may have stepped over these numbers as a crash gap and sealed them, so their events may or "
+				+ "may not be visible. Reload before deciding again.";
+		return new JournalWriteUncertainException(message, persistenceId, firstSequenceNr, lastSequenceNr,
+				new java.util.concurrent.TimeoutException("the rows' write completed later than the in-flight wait of "
+						+ inFlightWait + " after the claim"));
+	}
+
 	/** @return the entity appended to */
 	public String persistenceId() {
 		return this.persistenceId;

@@ -90,7 +90,8 @@ public class JournalCassandraProperties {
 	/**
 	 * How long after its claim a sequence number without a visible event is waited for by entity loads,
 	 * entity projections and deleteTo with the tag index (another writer's append between claim and batch)
-	 * before it counts as a crash gap and is stepped over. 0 never waits.
+	 * before it counts as a crash gap, is sealed (its batch never appears later) and is stepped over; an append
+	 * whose rows complete later than this after its claim is reported as uncertain. 0 never waits nor seals.
 	 */
 	private Duration inFlightWait = DEFAULTS.inFlightWait();
 

@@ -1,0 +1,188 @@
+package io.cassandrajournal.journal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.JournalUnavailableException;
+import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
+import io.cassandrajournal.serialization.JacksonEventSerializer;
+import io.cassandrajournal.testing.AccountEvent;
+import io.cassandrajournal.testing.AccountEvent.Deposited;
+import io.cassandrajournal.testing.FaultInjectingSession;
+import io.cassandrajournal.testsupport.CassandraTest;
+import io.cassandrajournal.testsupport.TestKeyspace;
+
+import static io.cassandrajournal.testing.Await.result;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Finding 13 of docs/reliability.md on a real node: an append whose batch lands later than {@code in-flight-wait}
+ * after its claim. A contiguous replay that stepped over its number as a crash gap seals that number (a range
+ * deletion with a write time after the claim's), so the batch, landing later, never changes what replays show;
+ * the writer does not report such a batch as a success. A batch that lands within the wait is waited for, never
+ * sealed, and acknowledged.
+ */
+@CassandraTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class LateBatchSealIT {
+
+	private TestKeyspace keyspace;
+
+	private CassandraJournalOptions options;
+
+	@BeforeAll
+	void createTables(TestKeyspace keyspace) {
+		this.keyspace = keyspace;
+		// The tag index on: the append's rows go in one logged batch, as in the cluster run of finding 13.
+		this.options = CassandraJournalOptions.create().withKeyspace(keyspace.name()).withUseTagIndex(true);
+		CassandraJournal.create(session(), this.options, new JacksonEventSerializer());
+	}
+
+	private CqlSession session() {
+		return this.keyspace.session();
+	}
+
+	private static String newId() {
+		return "account-" + UUID.randomUUID();
+	}
+
+	private static List<EventToAppend> deposit(int amount) {
+		return List.of(EventToAppend.of(new Deposited(amount), "late-seal"));
+	}
+
+	private record Replayed(List<Long> sequenceNrs, ReplayResult result) {
+	}
+
+	private static CompletionStage<Replayed> replay(Journal journal, String id) {
+		List<Long> seen = new ArrayList<>();
+		return journal.replayContiguous(id, 1, Long.MAX_VALUE, AccountEvent.class, (e) -> seen.add(e.sequenceNr()))
+			.thenApply((result) -> new Replayed(List.copyOf(seen), result));
+	}
+
+	/** Waits for the held append to finish, whatever its outcome, and returns its failure (null on success). */
+	private static Throwable outcome(CompletionStage<AppendResult> append) {
+		CompletableFuture<Throwable> failure = append
+			.handle((ok, error) -> (error instanceof CompletionException && error.getCause() != null) ? error.getCause()
+					: error)
+			.toCompletableFuture();
+		return result(failure, Duration.ofSeconds(20));
+	}
+
+	/**
+	 * The regression test of finding 13: 1 is appended; writer A claims 2 and its batch is held for 4 s (the
+	 * in-flight wait is 1 s); writer B appends 3. A replay waits for 2, then steps over it as a crash gap. Then A's
+	 * batch lands: a second replay must show what the first showed (before the fix it showed 2: an entity loaded
+	 * before had decided on a state without it).
+	 */
+	@Test
+	void aBatchLandingAfterAReplaySteppedOverItsNumberNeverAppears() {
+		CassandraJournalOptions shortWait = this.options.withInFlightWait(Duration.ofSeconds(1));
+		FaultInjectingSession slow = new FaultInjectingSession(session());
+		CassandraJournal a = CassandraJournal.create(slow.session(), shortWait, new JacksonEventSerializer());
+		CassandraJournal b = CassandraJournal.create(session(), shortWait, new JacksonEventSerializer());
+		String id = newId();
+		result(b.append(id, 0, deposit(1)));
+		slow.delayBatches(Duration.ofSeconds(4));
+		CompletionStage<AppendResult> late = a.append(id, 1, deposit(2));
+		// Bound: A's claim is one Paxos round, not delayed; 10 s is ample on a loaded machine.
+		await().alias("A's claim of 2").atMost(Duration.ofSeconds(10)).until(() -> result(b.highestSequenceNr(id)) == 2);
+		result(b.append(id, 2, deposit(3)));
+
+		Replayed first = result(replay(b, id), Duration.ofSeconds(10));
+		assertThat(first.sequenceNrs()).as("2 stepped over as a crash gap").containsExactly(1L, 3L);
+		assertThat(first.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
+		Throwable failure = outcome(late);
+
+		Replayed second = result(replay(b, id), Duration.ofSeconds(10));
+		assertThat(second.sequenceNrs()).as("the second replay equals the first").isEqualTo(first.sequenceNrs());
+		assertThat(second.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
+		assertThat(failure).as("A's batch completed after the in-flight wait: not a success")
+			.isInstanceOf(JournalWriteUncertainException.class);
+	}
+
+	/** The writer's deadline: a batch that completes later than in-flight-wait after its claim may have been sealed. */
+	@Test
+	void aBatchCompletingAfterTheWritersDeadlineIsReportedAsUncertain() {
+		CassandraJournalOptions shortWait = this.options.withInFlightWait(Duration.ofSeconds(1));
+		FaultInjectingSession slow = new FaultInjectingSession(session());
+		CassandraJournal a = CassandraJournal.create(slow.session(), shortWait, new JacksonEventSerializer());
+		String id = newId();
+		result(a.append(id, 0, deposit(1)));
+		slow.delayBatches(Duration.ofMillis(2500));
+
+		assertThatExceptionOfType(JournalWriteUncertainException.class)
+			.isThrownBy(() -> result(a.append(id, 1, deposit(2)), Duration.ofSeconds(20)))
+			.satisfies((ex) -> {
+				assertThat(ex.persistenceId()).isEqualTo(id);
+				assertThat(ex.firstSequenceNr()).isEqualTo(2);
+				assertThat(ex.lastSequenceNr()).isEqualTo(2);
+			})
+			.withMessageContaining("in-flight");
+		assertThat(result(a.highestSequenceNr(id))).as("the range stays claimed").isEqualTo(2);
+	}
+
+	/**
+	 * The other side of the deadline: a batch held for less than the in-flight wait is a success, and a replay that
+	 * met its number missing waits for it and never seals it (no acknowledged event lost). On the code before the fix
+	 * this passes too: it guards the fix against sealing too early.
+	 */
+	@Test
+	void aBatchCompletingBeforeTheDeadlineIsASuccessAndIsNeverSealed() {
+		CassandraJournalOptions wait = this.options.withInFlightWait(Duration.ofSeconds(4));
+		FaultInjectingSession slow = new FaultInjectingSession(session());
+		CassandraJournal a = CassandraJournal.create(slow.session(), wait, new JacksonEventSerializer());
+		CassandraJournal b = CassandraJournal.create(session(), wait, new JacksonEventSerializer());
+		String id = newId();
+		result(b.append(id, 0, deposit(1)));
+		slow.delayBatches(Duration.ofMillis(1500));
+		CompletionStage<AppendResult> held = a.append(id, 1, deposit(2));
+		await().alias("A's claim of 2").atMost(Duration.ofSeconds(10)).until(() -> result(b.highestSequenceNr(id)) == 2);
+		result(b.append(id, 2, deposit(3)));
+		CompletionStage<Replayed> whileHeld = replay(b, id);
+
+		assertThat(outcome(held)).as("A's append, held less than the in-flight wait").isNull();
+		Replayed first = result(whileHeld, Duration.ofSeconds(10));
+		assertThat(first.sequenceNrs()).containsExactly(1L, 2L, 3L);
+		assertThat(first.result().crashGaps()).isEmpty();
+		assertThat(result(replay(b, id), Duration.ofSeconds(10)).sequenceNrs()).containsExactly(1L, 2L, 3L);
+	}
+
+	/** A seal that fails is not a step over: the replay fails as after a failed read, and a later one seals. */
+	@Test
+	void aReplayWhoseSealFailsDoesNotStepOver() {
+		CassandraJournalOptions shortWait = this.options.withInFlightWait(Duration.ofSeconds(1));
+		FaultInjectingSession faults = new FaultInjectingSession(session());
+		CassandraJournal journal = CassandraJournal.create(faults.session(), shortWait, new JacksonEventSerializer());
+		String id = newId();
+		result(journal.append(id, 0, deposit(1)));
+		faults.failEverythingButTheClaim();
+		assertThatExceptionOfType(JournalUnavailableException.class)
+			.isThrownBy(() -> result(journal.append(id, 1, deposit(2))));
+		faults.heal();
+		result(journal.append(id, 2, deposit(3)));
+
+		int before = faults.injected();
+		faults.failStatementsStartingWith("DELETE FROM " + this.keyspace.name() + "." + shortWait.eventsTable() + " ");
+		assertThatExceptionOfType(JournalUnavailableException.class)
+			.isThrownBy(() -> result(replay(journal, id), Duration.ofSeconds(10)));
+		assertThat(faults.injected()).as("the seal was tried and failed").isGreaterThan(before);
+		faults.heal();
+		Replayed replayed = result(replay(journal, id), Duration.ofSeconds(10));
+		assertThat(replayed.sequenceNrs()).containsExactly(1L, 3L);
+		assertThat(replayed.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
+	}
+
+}
