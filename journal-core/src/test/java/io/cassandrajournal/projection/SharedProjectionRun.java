@@ -121,14 +121,18 @@ final class SharedProjectionRun {
 	 * @param stopped the instance stopped with SIGSTOP, and how long until all its segments had other owners
 	 * @param saves cursor writes recorded, by outcome
 	 * @param violations broken cursor rules, each described (empty when all hold)
-	 * @param ownerChanges lease takes after each segment's first (from the final lease epochs)
+	 * @param ownerChanges lease takes after each segment's first (from the final lease epochs): takeovers from dead
+	 * owners and hand-overs between live ones
+	 * @param takenFromDead segments a killed or stopped instance held: each taken over from a dead owner
+	 * @param failovers per SIGKILL, from the kill until no lease names the killed instance
 	 * @param deliveries handler calls that completed their writes
 	 * @param handledTwice deliveries beyond the first of each event
 	 * @param readModelMatches whether the read model equals the fold of the journal
 	 * @param summary printable
 	 */
 	record Report(long appended, int kills, Duration stopped, Map<String, Long> saves, List<String> violations,
-			long ownerChanges, long deliveries, long handledTwice, boolean readModelMatches, String summary) {
+			long ownerChanges, int takenFromDead, List<Duration> failovers, long deliveries, long handledTwice,
+			boolean readModelMatches, String summary) {
 	}
 
 	private final TestKeyspace keyspace;
@@ -151,6 +155,12 @@ final class SharedProjectionRun {
 	private final List<String> violations = new CopyOnWriteArrayList<>();
 
 	private int incarnations;
+
+	/** Segments a killed or stopped instance held at that moment: each is taken over from a dead owner. */
+	private int takenFromDead;
+
+	/** Per SIGKILL: from the kill until no lease names the killed instance. */
+	private final List<Duration> failovers = new ArrayList<>();
 
 	private SharedProjectionRun(TestKeyspace keyspace, Path work) {
 		this.keyspace = keyspace;
@@ -203,7 +213,7 @@ final class SharedProjectionRun {
 			await("all segments owned by running instances").atMost(Duration.ofSeconds(60))
 				.pollInterval(Duration.ofMillis(200))
 				.until(() -> ownedByRunning() == SEGMENTS);
-			await("progress").atMost(Duration.ofSeconds(60)).until(() -> viewRows() > 50);
+			await("progress").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> viewRows() > 50);
 
 			long begin = System.nanoTime();
 			long end = begin + duration.toNanos();
@@ -217,10 +227,20 @@ final class SharedProjectionRun {
 					LockSupport.parkNanos(next - System.nanoTime());
 				}
 				String victim = NAMES[(tick - 1) % NAMES.length];
+				String victimId = latest(victim);
+				long held = owners().values().stream().filter(victimId::equals).count();
 				this.running.get(victim).destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+				long killed = System.nanoTime();
 				kills++;
-				log.append(String.format("  %5.1f s: SIGKILL %s (%d view rows)%n", seconds(begin), victim, viewRows()));
+				this.takenFromDead += (int) held;
+				log.append(String.format("  %5.1f s: SIGKILL %s holding %d segments (%d view rows)%n", seconds(begin),
+						victimId, held, viewRows()));
 				start(victim);
+				// Bound: the lease timeout on the others' clocks, then their next renewal; generous for a loaded machine.
+				await("segments of the killed " + victimId + " taken").atMost(LEASE_TIMEOUT.multipliedBy(4))
+					.pollInterval(Duration.ofMillis(100))
+					.until(() -> owners().values().stream().noneMatch(victimId::equals));
+				this.failovers.add(Duration.ofNanos(System.nanoTime() - killed));
 				if (tick == 1) {
 					// Once, between two kills: another instance is paused past its lease, then resumed.
 					String frozen = NAMES[tick % NAMES.length];
@@ -247,13 +267,8 @@ final class SharedProjectionRun {
 
 	private Duration pause(String name, StringBuilder log, long begin) throws Exception {
 		Process process = this.running.get(name);
-		String id = this.instanceIds.get(this.instanceIds.size() - 1);
-		for (String candidate : this.instanceIds) {
-			if (candidate.startsWith(name + "-")) {
-				id = candidate; // the latest incarnation of name
-			}
-		}
-		String frozenId = id;
+		String frozenId = latest(name);
+		this.takenFromDead += (int) owners().values().stream().filter(frozenId::equals).count();
 		signal(process, "STOP");
 		long stoppedAt = System.nanoTime();
 		log.append(String.format("  %5.1f s: SIGSTOP %s%n", seconds(begin), frozenId));
@@ -270,6 +285,12 @@ final class SharedProjectionRun {
 		Duration taken = Duration.ofNanos(System.nanoTime() - stoppedAt);
 		log.append(String.format("  %5.1f s: SIGCONT %s; its segments had other owners after %d ms%n", seconds(begin),
 				frozenId, taken.toMillis()));
+		// Bound: the resumed instance finds its leases gone, beats again and is given its share back on the
+		// others' next renewals.
+		await("the resumed " + frozenId + " owns segments again").atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> owners().values().stream().anyMatch(frozenId::equals));
+		log.append(String.format("  %5.1f s: %s owns segments again%n", seconds(begin), frozenId));
 		return taken;
 	}
 
@@ -336,6 +357,17 @@ final class SharedProjectionRun {
 		return owners;
 	}
 
+	/** @return the id of the running incarnation of an instance */
+	private String latest(String name) {
+		String id = null;
+		for (String candidate : this.instanceIds) {
+			if (candidate.startsWith(name + "-")) {
+				id = candidate;
+			}
+		}
+		return id;
+	}
+
 	/** @return segments whose lease names the latest incarnation of an instance (not a killed one) */
 	private long ownedByRunning() {
 		Map<String, String> latest = new HashMap<>();
@@ -378,7 +410,7 @@ final class SharedProjectionRun {
 				}
 			}
 		}
-		checkSaves(saves);
+		this.violations.addAll(checkSaves(saves, this.ownerByEpoch));
 		Map<String, Long> outcomes = new TreeMap<>(saves.stream().collect(Collectors.groupingBy(Save::outcome,
 				Collectors.counting())));
 		long ownerChanges = 0;
@@ -402,14 +434,18 @@ final class SharedProjectionRun {
 				kills, stopped.toMillis(), this.instanceIds));
 		text.append(String.format("cursor writes recorded: %s; (segment, epoch) pairs seen in lease rows: %d%n", outcomes,
 				this.ownerByEpoch.size()));
-		text.append(String.format("owner changes (lease takes after the first, all segments): %d%n", ownerChanges));
-		text.append(String.format("deliveries: %d for %d events: %d handled twice (bound: %d per owner change, %d)%n",
-				deliveries, distinct, deliveries - distinct, PAGE_SIZE, PAGE_SIZE * Math.max(1, ownerChanges)));
+		List<Long> millis = this.failovers.stream().map(Duration::toMillis).sorted().toList();
+		text.append(String.format("failover after SIGKILL (kill to no lease naming the killed instance), ms: %s%n", millis));
+		text.append(String.format("owner changes (lease takes after the first, all segments): %d, of which %d segments "
+				+ "taken over from a killed or stopped owner%n", ownerChanges, this.takenFromDead));
+		text.append(String.format("deliveries: %d for %d events: %d handled twice (bound: one batch of %d per takeover "
+				+ "from a dead owner, %d)%n", deliveries, distinct, deliveries - distinct, PAGE_SIZE,
+				PAGE_SIZE * Math.max(1, this.takenFromDead)));
 		text.append(String.format("read model equals the fold of the journal: %s%n", matches));
 		text.append(String.format("violations: %d%n", this.violations.size()));
 		this.violations.stream().limit(20).forEach((v) -> text.append("  ").append(v).append('\n'));
 		return new Report(appender.appended(), kills, stopped, outcomes, List.copyOf(this.violations), ownerChanges,
-				deliveries, deliveries - distinct, matches, text.toString());
+				this.takenFromDead, List.copyOf(this.failovers), deliveries, deliveries - distinct, matches, text.toString());
 	}
 
 	/**
@@ -417,11 +453,15 @@ final class SharedProjectionRun {
 	 * never goes back; every (cursor, epoch) written by one instance only, the one the lease rows showed holding
 	 * that epoch whenever the poller saw it. Writes refused (fenced) are fine; writes with an unknown outcome are
 	 * counted only.
+	 * @param saves the recorded writes
+	 * @param ownerByEpoch {@code <from>-<to>@<epoch>} to the owner the lease row showed
+	 * @return each broken rule, described
 	 */
-	private void checkSaves(List<Save> saves) {
+	static List<String> checkSaves(List<Save> saves, Map<String, String> ownerByEpoch) {
+		List<String> violations = new ArrayList<>();
 		Map<String, List<Save>> byKey = saves.stream().filter(Save::applied).collect(Collectors.groupingBy(Save::key));
 		if (byKey.size() < SEGMENTS) {
-			this.violations.add("applied writes on " + byKey.size() + " cursors, expected " + SEGMENTS);
+			violations.add("applied writes on " + byKey.size() + " cursors, expected " + SEGMENTS);
 		}
 		byKey.forEach((key, applied) -> {
 			List<Save> ordered = applied.stream().sorted(Comparator.comparingLong(Save::revision)).toList();
@@ -430,28 +470,29 @@ final class SharedProjectionRun {
 				Save save = ordered.get(i);
 				String writer = writerOfEpoch.putIfAbsent(save.epoch(), save.instance());
 				if (writer != null && !writer.equals(save.instance())) {
-					this.violations.add(key + ": epoch " + save.epoch() + " written by " + writer + " and " + save);
+					violations.add(key + ": epoch " + save.epoch() + " written by " + writer + " and " + save);
 				}
 				String segment = key.substring(key.indexOf("segment(") + "segment(".length(), key.indexOf("):"));
-				String owner = this.ownerByEpoch.get(segment + "@" + save.epoch());
+				String owner = ownerByEpoch.get(segment + "@" + save.epoch());
 				if (owner != null && !owner.equals(save.instance())) {
-					this.violations.add(key + ": " + save + " but the lease row gave epoch " + save.epoch() + " to " + owner);
+					violations.add(key + ": " + save + " but the lease row gave epoch " + save.epoch() + " to " + owner);
 				}
 				if (i == 0) {
 					continue;
 				}
 				Save before = ordered.get(i - 1);
 				if (save.revision() == before.revision()) {
-					this.violations.add(key + ": two writes applied at one revision: " + before + ", " + save);
+					violations.add(key + ": two writes applied at one revision: " + before + ", " + save);
 				}
 				if (save.epoch() < before.epoch()) {
-					this.violations.add(key + ": epoch went down: " + before + " then " + save);
+					violations.add(key + ": epoch went down: " + before + " then " + save);
 				}
 				if (save.offset().compareTo(before.offset()) < 0) {
-					this.violations.add(key + ": cursor moved back: " + before + " then " + save);
+					violations.add(key + ": cursor moved back: " + before + " then " + save);
 				}
 			}
 		});
+		return violations;
 	}
 
 	/** Appends one event at a time, round robin over its entities, until stopped; keeps the fold of the journal. */
