@@ -156,6 +156,9 @@ public final class BenchmarkMain {
 			if (selected("projection", "end-to-end-push", "end-to-end-poll")) {
 				projections.endToEnd(e2e).forEach((r) -> results.add(log(r)));
 			}
+			if (selected("projection", "projection-shared")) {
+				new SharedProjectionWorkloads(bench, reads).throughput().forEach((r) -> results.add(log(r)));
+			}
 			List<double[]> curve = new ArrayList<>();
 			if (selected("scaling", "scaling")) {
 				appends.scaling(curve).forEach((r) -> results.add(log(r)));

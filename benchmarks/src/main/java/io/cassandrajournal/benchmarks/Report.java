@@ -55,7 +55,9 @@ final class Report {
 			if (!r.oursRounds().isEmpty()) {
 				// The spread: min / median / max over the rounds, each side.
 				row.put("ours_min_median_max", spread(r.oursRounds()));
-				row.put("raw_min_median_max", spread(r.rawRounds()));
+				if (!r.rawRounds().isEmpty()) {
+					row.put("raw_min_median_max", spread(r.rawRounds()));
+				}
 				row.put("rounds", r.oursRounds().size());
 			}
 			row.put("note", r.note());

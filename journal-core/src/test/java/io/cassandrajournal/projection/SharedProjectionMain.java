@@ -1,0 +1,136 @@
+package io.cassandrajournal.projection;
+
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.internal.Errors;
+import io.cassandrajournal.journal.CassandraJournal;
+import io.cassandrajournal.query.CassandraReadJournal;
+import io.cassandrajournal.query.FeedSettings;
+import io.cassandrajournal.query.TagFilter;
+import io.cassandrajournal.query.TagOffset;
+import io.cassandrajournal.serialization.JacksonEventSerializer;
+import io.cassandrajournal.state.CassandraDurableStateStore;
+import io.cassandrajournal.state.DurableState;
+import io.cassandrajournal.state.DurableStateConflictException;
+import io.cassandrajournal.state.DurableStateStore;
+import io.cassandrajournal.testing.AccountEvent;
+import io.cassandrajournal.testsupport.TestSessions;
+
+/**
+ * One instance of the application of {@link SharedProjectionRun}, in its own JVM: shares the projection of
+ * {@link SharedProjectionRun#SEGMENTS} segments with the other instances through leases, writes each event to
+ * an idempotent read-model table and counts its deliveries in a counter table, and appends every cursor write it
+ * attempts (segment key, revision, epoch, offset, outcome) to a file, one line per write, unbuffered so that a
+ * SIGKILL loses at most the line being written. Runs until killed.
+ * <p>
+ * Arguments: host port keyspace tag instance-id saves-file.
+ */
+public final class SharedProjectionMain {
+
+	private SharedProjectionMain() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		CqlSession session = TestSessions.open(List.of(new InetSocketAddress(args[0], Integer.parseInt(args[1]))),
+				"datacenter1", args[2]);
+		String tag = args[3];
+		String instance = args[4];
+		CassandraJournalOptions options = SharedProjectionRun.options(args[2]);
+		JacksonEventSerializer serializer = new JacksonEventSerializer();
+		CassandraJournal journal = CassandraJournal.create(session, options, serializer);
+		PreparedStatement upsert = session.prepare(SharedProjectionRun.UPSERT_READ_MODEL);
+		PreparedStatement count = session.prepare(SharedProjectionRun.COUNT_DELIVERY);
+		try (OutputStream saves = new FileOutputStream(args[5], true)) {
+			DurableStateStore recording = new RecordingStore(instance,
+					CassandraDurableStateStore.create(session, options, serializer), saves);
+			ProjectionEngine engine = ProjectionEngine.builder(journal)
+				.readJournal(CassandraReadJournal.create(journal, session, options, serializer))
+				.offsetStore(new DurableStateOffsetStore(recording))
+				.sharing(ProjectionSharing.create(session, options)
+					.withInstanceId(instance)
+					.withLeaseTiming(SharedProjectionRun.LEASE_TIMEOUT, SharedProjectionRun.RENEW_INTERVAL))
+				.build();
+			engine.register(Projection.byTag(SharedProjectionRun.PROJECTION, TagFilter.tag(tag), AccountEvent.class,
+					EventHandler.blocking((event) -> {
+						long amount = ((AccountEvent.Deposited) event.payload()).amount();
+						session.execute(count.bind(event.persistenceId(), event.sequenceNr()));
+						session.execute(upsert.bind(event.persistenceId(), event.sequenceNr(), amount));
+					}),
+					ProjectionSettings.defaults()
+						.withSegments(SharedProjectionRun.SEGMENTS)
+						.withPollInterval(Duration.ofMillis(100))
+						.withFeed(new FeedSettings(Duration.ZERO, SharedProjectionRun.BACKTRACK,
+								SharedProjectionRun.PAGE_SIZE))));
+			engine.startAll().toCompletableFuture().join();
+			System.out.println("STARTED");
+			System.out.flush();
+			// Runs until the test kills it; bounded in case the test JVM died first.
+			Thread.sleep(Duration.ofMinutes(20).toMillis());
+		}
+		System.exit(0);
+	}
+
+	/** Appends a line per cursor write to the saves file once its outcome is known, then hands it on. */
+	private static final class RecordingStore implements DurableStateStore {
+
+		private final String instance;
+
+		private final DurableStateStore delegate;
+
+		private final OutputStream saves;
+
+		RecordingStore(String instance, DurableStateStore delegate, OutputStream saves) {
+			this.instance = instance;
+			this.delegate = delegate;
+			this.saves = saves;
+		}
+
+		@Override
+		public <S> CompletionStage<Optional<DurableState<S>>> get(String persistenceId, Class<S> type) {
+			return this.delegate.get(persistenceId, type);
+		}
+
+		@Override
+		public CompletionStage<Void> upsert(String persistenceId, long revision, Object value) {
+			TagOffset offset = (value instanceof DurableStateOffsetStore.StoredCursor cursor) ? cursor.cursor().offset()
+					: (TagOffset) value;
+			long epoch = (value instanceof DurableStateOffsetStore.StoredCursor cursor) ? cursor.cursor().epoch() : 0;
+			return this.delegate.upsert(persistenceId, revision, value).whenComplete((ok, error) -> {
+				String outcome = (error == null) ? SharedProjectionRun.Save.APPLIED
+						: (Errors.unwrap(error) instanceof DurableStateConflictException) ? SharedProjectionRun.Save.REFUSED
+								: SharedProjectionRun.Save.UNKNOWN;
+				write(new SharedProjectionRun.Save(this.instance, persistenceId, revision, epoch, offset, outcome).line());
+			});
+		}
+
+		@Override
+		public CompletionStage<Void> delete(String persistenceId, long revision) {
+			return this.delegate.delete(persistenceId, revision);
+		}
+
+		private synchronized void write(String line) {
+			try {
+				// One write call per line: a SIGKILL lands between lines or truncates the last one.
+				this.saves.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,44 @@
+package io.cassandrajournal.projection;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import io.cassandrajournal.testsupport.CassandraTest;
+import io.cassandrajournal.testsupport.TestKeyspace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Three application JVMs share a projection of 16 segments under continuous appends; one is SIGKILLed every
+ * 20 s and restarted, one is SIGSTOPped past its lease and resumed ({@link SharedProjectionRun}). The default
+ * verify runs a minute of it ({@code -Dshared.duration=S} changes that); {@link SharedProjectionMultiJvmLongIT}
+ * runs three minutes or more under {@code -Pfaults}.
+ */
+@CassandraTest
+class SharedProjectionMultiJvmIT {
+
+	@Test
+	void instancesKilledAndPausedKeepCursorsFencedAndTheReadModelEqualToTheJournal(TestKeyspace keyspace) throws Exception {
+		Path work = SharedProjectionRun.workDirectory();
+		Duration duration = Duration.ofSeconds(Long.getLong("shared.duration", 60));
+		assertRunHolds(SharedProjectionRun.run(keyspace, duration, work), duration);
+	}
+
+	static void assertRunHolds(SharedProjectionRun.Report report, Duration duration) {
+		System.out.println(report.summary());
+		assertThat(report.kills()).as("kills").isGreaterThanOrEqualTo((int) (duration.toSeconds() / 20));
+		assertThat(report.appended()).as("events appended").isGreaterThan(duration.toSeconds() * 10);
+		assertThat(report.violations()).as(report.summary()).isEmpty();
+		assertThat(report.readModelMatches()).as(report.summary()).isTrue();
+		assertThat(report.saves().getOrDefault(SharedProjectionRun.Save.APPLIED, 0L)).as("applied cursor writes")
+			.isGreaterThan(0);
+		assertThat(report.failovers()).as("failover per kill").hasSize(report.kills());
+		// A takeover from a dead owner re-delivers at most the batch it had not saved; hand-overs between live
+		// instances (a restarted one taking its share) share the budget and are expected to add little or none.
+		assertThat(report.handledTwice()).as(report.summary())
+			.isLessThanOrEqualTo((long) SharedProjectionRun.PAGE_SIZE * Math.max(1, report.takenFromDead()));
+	}
+
+}
