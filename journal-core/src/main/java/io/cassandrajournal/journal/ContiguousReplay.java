@@ -136,7 +136,7 @@ final class ContiguousReplay {
 				}
 				stepOver(sequenceNr - 1);
 			}
-			this.consumer.accept(ContiguousReplay.this.reader.toEvent(this.persistenceId, row, this.type));
+			ContiguousReplay.this.reader.toEvents(this.persistenceId, row, this.type, this.consumer);
 			this.last = sequenceNr;
 			this.next = sequenceNr + 1;
 			return true;
