@@ -39,7 +39,7 @@ import io.cassandrajournal.UnknownPayloadTypeException;
  * version on the JSON tree before Jackson binds it ({@link #deserializeEvent} for events,
  * {@link #deserialize} for snapshots and durable state). A payload read as a class whose version is above the
  * one its chain reached fails to read, naming the kind and the missing version; a payload newer than its class
- * is read as it is (like unknown properties). Reading as {@code String} keeps the stored text as it is.
+ * is read as it is (like unknown properties).
  */
 public final class JacksonEventSerializer implements EventSerializer {
 
@@ -118,9 +118,6 @@ public final class JacksonEventSerializer implements EventSerializer {
 	/** Reads one value, running the snapshot chain of {@code type} (snapshots and durable state read this way). */
 	@Override
 	public <T> T deserialize(String json, Class<T> type) {
-		if (type == String.class) {
-			return type.cast(json);
-		}
 		if (!this.upcasters.hasSnapshotUpcasters(type) && !json.contains(VERSION_MARK)) {
 			return checked(bind(json, null, type), 1, null, json);
 		}
@@ -137,9 +134,6 @@ public final class JacksonEventSerializer implements EventSerializer {
 	 */
 	@Override
 	public <T> List<T> deserializeEvent(String json, Class<T> type) {
-		if (type == String.class) {
-			return List.of(type.cast(json));
-		}
 		if (!this.upcasters.hasEventUpcasters() && !json.contains(VERSION_MARK)) {
 			return List.of(checked(bind(json, null, type), 1, null, json));
 		}
