@@ -30,6 +30,8 @@ import io.cassandrajournal.query.EventsPage;
 import io.cassandrajournal.query.TagFilter;
 import io.cassandrajournal.query.TagOffset;
 import io.cassandrajournal.query.TaggedEvent;
+import io.cassandrajournal.snapshot.CassandraSnapshotStore;
+import io.cassandrajournal.snapshot.Snapshot;
 import io.cassandrajournal.testing.LedgerEvents;
 import io.cassandrajournal.testing.LedgerEvents.Ledger;
 import io.cassandrajournal.testing.LedgerEvents.Ledger.FundsAdded;
@@ -271,6 +273,35 @@ class UpcastingIT {
 			assertThat(letter.error()).contains("Upcaster '" + ThrowingTransferUpcaster.class.getName() + "'")
 				.contains("no recipient");
 		}
+	}
+
+	/** A snapshot state as version 1 wrote it: whole euros. */
+	record OldBalance(long euros) {
+	}
+
+	/** The current snapshot state: cents, at version 2. */
+	@PayloadVersion(2)
+	record Balance(long cents) {
+	}
+
+	@Test
+	void aVersionOneSnapshotIsReadThroughItsClassesChainAndANewOneIsStamped() {
+		String pid = "snapshot-" + System.nanoTime();
+		result(CassandraSnapshotStore.create(this.keyspace.session(), this.options, new JacksonEventSerializer())
+			.save(pid, 3, new OldBalance(4)));
+		CassandraSnapshotStore snapshots = CassandraSnapshotStore.create(this.keyspace.session(), this.options,
+				new JacksonEventSerializer(Upcasters.builder()
+					.snapshot(Balance.class, 1, (state) -> state.put("cents", state.remove("euros").asLong() * 100))
+					.build()));
+		assertThat(result(snapshots.loadLatest(pid, Long.MAX_VALUE, Balance.class))).get()
+			.extracting(Snapshot::state).isEqualTo(new Balance(400));
+		result(snapshots.save(pid, 5, new Balance(900)));
+		assertThat(result(snapshots.loadLatest(pid, Long.MAX_VALUE, Balance.class))).get()
+			.extracting(Snapshot::state).isEqualTo(new Balance(900));
+		assertThat(result(CassandraSnapshotStore.create(this.keyspace.session(), this.options,
+				new JacksonEventSerializer()).loadLatest(pid, Long.MAX_VALUE, Object.class))).get()
+			.extracting(Snapshot::state).as("stored stamped, read back without it by a generic reader")
+			.hasToString("{cents=900}");
 	}
 
 }
