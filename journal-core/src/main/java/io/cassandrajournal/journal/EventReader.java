@@ -18,8 +18,8 @@ import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.internal.AsyncPaging;
-import io.cassandrajournal.internal.RawEvents;
 import io.cassandrajournal.internal.JournalStatements;
+import io.cassandrajournal.internal.RawEvents;
 import io.cassandrajournal.internal.RowValues;
 import io.cassandrajournal.serialization.EventSerializer;
 
