@@ -3,15 +3,18 @@ package io.cassandrajournal.serialization;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.exc.InvalidTypeIdException;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
@@ -62,6 +65,9 @@ public final class JacksonEventSerializer implements EventSerializer {
 	private final JsonMapper mapper;
 
 	private final Upcasters upcasters;
+
+	/** One reader per requested type, so that a read does not look its deserializer up again. */
+	private final Map<Class<?>, ObjectReader> readers = new ConcurrentHashMap<>();
 
 	/** Uses a mapper that ignores unknown properties, and no upcasters. */
 	public JacksonEventSerializer() {
@@ -164,7 +170,8 @@ public final class JacksonEventSerializer implements EventSerializer {
 	/** Binds the tree, or the stored text when there is no tree. */
 	private <T> T bind(String json, @Nullable JsonNode tree, Class<T> type) {
 		try {
-			return (tree != null) ? this.mapper.treeToValue(tree, type) : this.mapper.readValue(json, type);
+			ObjectReader reader = this.readers.computeIfAbsent(type, this.mapper::readerFor);
+			return (tree != null) ? reader.readValue(tree) : reader.readValue(json);
 		}
 		catch (InvalidTypeIdException ex) {
 			throw new UnknownPayloadTypeException("Cannot read stored payload as " + type.getName() + ": "
