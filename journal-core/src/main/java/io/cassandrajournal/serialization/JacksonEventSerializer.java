@@ -12,6 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectReader;
@@ -140,7 +142,9 @@ public final class JacksonEventSerializer implements EventSerializer {
 	 */
 	@Override
 	public <T> List<T> deserializeEvent(String json, Class<T> type) {
-		if (!this.upcasters.hasEventUpcasters() && !json.contains(VERSION_MARK)) {
+		if (!json.contains(VERSION_MARK)
+				&& (!this.upcasters.hasEventUpcasters() || !this.upcasters.hasChain(peekKind(json)))) {
+			// Version 1 and no chain for its kind: bound from the text, as without upcasters.
 			return List.of(checked(bind(json, null, type), 1, null, json));
 		}
 		JsonNode tree = parse(json, type);
@@ -155,6 +159,32 @@ public final class JacksonEventSerializer implements EventSerializer {
 					(kind != null && kind.isString()) ? kind.asString() : null, json));
 		}
 		return values;
+	}
+
+	/**
+	 * The kind of a stored event without building a tree: the top-level type property, found by streaming over
+	 * the top-level properties (the first one in payloads Jackson wrote); {@code null} when there is none or the
+	 * text is not a JSON object (the tree path then reports what is wrong).
+	 */
+	private @Nullable String peekKind(String json) {
+		String typeProperty = this.upcasters.typeProperty();
+		try (JsonParser parser = this.mapper.createParser(json)) {
+			if (parser.nextToken() != JsonToken.START_OBJECT) {
+				return null;
+			}
+			while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+				String name = parser.currentName();
+				JsonToken value = parser.nextToken();
+				if (typeProperty.equals(name)) {
+					return (value == JsonToken.VALUE_STRING) ? parser.getString() : null;
+				}
+				parser.skipChildren();
+			}
+			return null;
+		}
+		catch (JacksonException ex) {
+			return null;
+		}
 	}
 
 	private JsonNode parse(String json, Class<?> type) {

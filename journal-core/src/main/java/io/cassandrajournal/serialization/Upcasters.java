@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -62,6 +63,11 @@ public final class Upcasters {
 
 	boolean hasEventUpcasters() {
 		return !this.events.isEmpty();
+	}
+
+	/** @return whether a chain starts from any version of this kind */
+	boolean hasChain(@Nullable String kind) {
+		return kind != null && this.events.containsKey(kind);
 	}
 
 	boolean hasSnapshotUpcasters(Class<?> type) {

@@ -138,4 +138,16 @@ class UpcastersTest {
 			.withMessageContaining("is at version 1 but " + Balance.class.getName() + " is at version 2");
 	}
 
+	@Test
+	void onlyTheTopLevelKindChoosesTheChainWhereverItStands() {
+		JacksonEventSerializer serializer = new JacksonEventSerializer(
+				Upcasters.builder().add(EventUpcaster.of("x", 1, (event) -> event.put("upcast", true))).build());
+		assertThat(serializer.deserializeEvent("{\"inner\":{\"kind\":\"x\"},\"kind\":\"y\"}", Object.class))
+			.as("a kind without a chain, after a nested object naming one").hasToString("[{inner={kind=x}, kind=y}]");
+		assertThat(serializer.deserializeEvent("{\"inner\":{\"kind\":\"y\"},\"list\":[1,{\"kind\":\"y\"}],\"kind\":\"x\"}",
+				Object.class))
+			.as("the kind of a chain, last").hasToString("[{inner={kind=y}, list=[1, {kind=y}], kind=x, upcast=true}]");
+		assertThat(serializer.deserializeEvent("[1,2]", Object.class)).as("not an object").hasToString("[[1, 2]]");
+	}
+
 }
