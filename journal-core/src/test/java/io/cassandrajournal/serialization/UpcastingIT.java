@@ -1,5 +1,6 @@
 package io.cassandrajournal.serialization;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -235,7 +236,8 @@ class UpcastingIT {
 						handled.add(describe(event));
 					}), ProjectionSettings.defaults().withRecoveryStrategy(RecoveryStrategy.SKIP)));
 			result(control.start());
-			await().until(() -> handled.size() == 3 && result(control.deadLetters(10)).size() == 1);
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> handled.size() == 3 && result(control.deadLetters(10)).size() == 1);
 			assertThat(handled).containsExactly(EXPECTED.get(0), EXPECTED.get(1), EXPECTED.get(3));
 			DeadLetter letter = result(control.deadLetters(10)).get(0);
 			assertThat(letter.event().sequenceNr()).isEqualTo(2L);
@@ -266,7 +268,8 @@ class UpcastingIT {
 					Ledger.class, EventHandler.blocking((event) -> handled.add(describe(event))),
 					ProjectionSettings.defaults().withRecoveryStrategy(RecoveryStrategy.SKIP)));
 			result(control.start());
-			await().until(() -> handled.size() == 2 && result(control.deadLetters(10)).size() == 1);
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> handled.size() == 2 && result(control.deadLetters(10)).size() == 1);
 			assertThat(handled).containsExactly(EXPECTED.get(0), EXPECTED.get(3));
 			DeadLetter letter = result(control.deadLetters(10)).get(0);
 			assertThat(letter.event().sequenceNr()).isEqualTo(2L);
