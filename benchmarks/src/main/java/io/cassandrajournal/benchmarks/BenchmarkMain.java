@@ -142,6 +142,9 @@ public final class BenchmarkMain {
 			if (selected("reads", "replay-100k")) {
 				results.add(log(reads.replay()));
 			}
+			if (selected("reads", "replay-100k-upcast")) {
+				results.add(log(reads.replayUpcast()));
+			}
 			if (selected("reads", "tag-walk")) {
 				results.add(log(reads.tagWalk()));
 			}

@@ -19,7 +19,7 @@ class BenchmarkSmokeIT {
 		Path output = Path.of("target", "smoke-results");
 		List<Result> results = BenchmarkMain.run(Bench.Sizes.smoke(), null, "datacenter1", output);
 		assertThat(results).extracting(Result::name)
-			.contains("append-lwt-1", "append-lwt-10", "append-nolwt-1", "append-nolwt-1-cheapest", "append-latency", "replay-100k", "tag-walk", "tag-walk-bucketed",
+			.contains("append-lwt-1", "append-lwt-10", "append-nolwt-1", "append-nolwt-1-cheapest", "append-latency", "replay-100k", "replay-100k-upcast", "tag-walk", "tag-walk-bucketed",
 					"projection", "end-to-end-push", "end-to-end-poll", "scaling-1", "scaling-256");
 		assertThat(results).allSatisfy((r) -> assertThat(r.ours()).isPositive());
 		String json = Files.readString(output.resolve("latest.json"));

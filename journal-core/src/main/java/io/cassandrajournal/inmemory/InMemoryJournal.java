@@ -18,6 +18,7 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.internal.AppendValidation;
+import io.cassandrajournal.internal.RawEvents;
 import io.cassandrajournal.internal.Utf8Order;
 import io.cassandrajournal.journal.AppendListener;
 import io.cassandrajournal.journal.AppendResult;
@@ -114,9 +115,12 @@ public final class InMemoryJournal implements Journal {
 				for (Map.Entry<Long, Row> entry : rows) {
 					Row row = entry.getValue();
 					@SuppressWarnings("unchecked")
-					E payload = (payloadType == null) ? (E) row.payload : this.serializer.deserialize(row.payload, payloadType);
-					consumer.accept(new PersistentEvent<>(persistenceId, entry.getKey(), Instant.ofEpochMilli(row.timestamp),
-							row.tags, payload));
+					List<E> payloads = (payloadType == null) ? List.of((E) row.payload)
+							: RawEvents.payloads(persistenceId, entry.getKey(), row.payload, this.serializer, payloadType);
+					for (E payload : payloads) {
+						consumer.accept(new PersistentEvent<>(persistenceId, entry.getKey(),
+								Instant.ofEpochMilli(row.timestamp), row.tags, payload));
+					}
 					last = entry.getKey();
 				}
 			}

@@ -186,7 +186,7 @@ final class ContiguousReplay {
 					return false;
 				}
 			}
-			this.consumer.accept(ContiguousReplay.this.reader.toEvent(this.persistenceId, row, this.type));
+			ContiguousReplay.this.reader.toEvents(this.persistenceId, row, this.type, this.consumer);
 			this.last = sequenceNr;
 			this.next = sequenceNr + 1;
 			return true;

@@ -2,7 +2,9 @@ package io.cassandrajournal.journal;
 
 import java.time.Instant;
 import java.util.Iterator;
+import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
@@ -12,11 +14,12 @@ import java.util.function.Supplier;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.Row;
+import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.CassandraJournalOptions;
-import io.cassandrajournal.JournalSerializationException;
 import io.cassandrajournal.internal.AsyncPaging;
 import io.cassandrajournal.internal.JournalStatements;
+import io.cassandrajournal.internal.RawEvents;
 import io.cassandrajournal.internal.RowValues;
 import io.cassandrajournal.serialization.EventSerializer;
 
@@ -89,11 +92,7 @@ final class EventReader {
 			long firstPartition = partitionOf(from);
 			long lastPartition = partitionOf(upper);
 			return AsyncPaging.forEachRow(partitionReads(persistenceId, firstPartition, lastPartition, from, upper),
-					(row) -> {
-						PersistentEvent<E> event = toEvent(persistenceId, row, type);
-						last.set(event.sequenceNr());
-						consumer.accept(event);
-					})
+					(row) -> last.set(toEvents(persistenceId, row, type, consumer)))
 				.thenApply((ignored) -> last.get());
 		});
 	}
@@ -131,23 +130,25 @@ final class EventReader {
 	}
 
 	/**
+	 * Hands the row's event to the consumer: one event, or the parts an upcaster split it into, each with the
+	 * row's sequence number.
 	 * @param row a row of {@code selectEvents}: sequence_nr, timestamp, payload, tags (read by position)
+	 * @param type the payload type, {@code null} for the stored JSON text
+	 * @return the row's sequence number
 	 */
-	<E> PersistentEvent<E> toEvent(String persistenceId, Row row, Class<E> type) {
+	@SuppressWarnings("unchecked")
+	<E> long toEvents(String persistenceId, Row row, @Nullable Class<E> type, Consumer<? super PersistentEvent<E>> consumer) {
 		long sequenceNr = RowValues.bigint(row, 0);
-		String payload = RowValues.text(row, 2);
-		E value;
-		try {
-			@SuppressWarnings("unchecked")
-			E raw = (E) ((payload != null) ? payload : "null");
-			value = (type == null) ? raw : this.serializer.deserialize(raw.toString(), type);
+		String stored = RowValues.text(row, 2);
+		String payload = (stored != null) ? stored : "null";
+		List<E> values = (type == null) ? List.of((E) payload)
+				: RawEvents.payloads(persistenceId, sequenceNr, payload, this.serializer, type);
+		Instant timestamp = Instant.ofEpochMilli(RowValues.bigint(row, 1));
+		Set<String> tags = RowValues.textSet(row, 3);
+		for (E value : values) {
+			consumer.accept(new PersistentEvent<>(persistenceId, sequenceNr, timestamp, tags, value));
 		}
-		catch (JournalSerializationException ex) {
-			throw new JournalSerializationException("Event " + persistenceId + "#" + sequenceNr + ": " + ex.getMessage(),
-					ex);
-		}
-		return new PersistentEvent<>(persistenceId, sequenceNr, Instant.ofEpochMilli(RowValues.bigint(row, 1)),
-				RowValues.textSet(row, 3), value);
+		return sequenceNr;
 	}
 
 }

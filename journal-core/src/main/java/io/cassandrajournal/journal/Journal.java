@@ -36,6 +36,8 @@ public interface Journal {
 
 	/**
 	 * Replays events in sequence order, page by page: memory use does not grow with the number of events.
+	 * Payloads are read with {@link io.cassandrajournal.serialization.EventSerializer#deserializeEvent}: an event
+	 * an upcaster split reaches the consumer as several events with the stored event's sequence number.
 	 * @param <E> the payload type
 	 * @param persistenceId the entity's id
 	 * @param fromSequenceNr the first sequence number wanted (inclusive, at least 1)

@@ -168,11 +168,29 @@ final class FailureHandling<E> {
 		}).thenCompose((stage) -> stage);
 	}
 
-	/** Decodes the stored payload and calls the handler; whatever it throws becomes a failed stage. */
+	/**
+	 * Decodes the stored payload (running the upcasters) and calls the handler, once per part when an upcaster
+	 * split the event, each after the previous one completed; whatever the decoding or the handler throws
+	 * becomes a failed stage, so it goes through the recovery strategy of the stored event as a whole (a retry
+	 * delivers every part again).
+	 */
 	CompletionStage<Void> invoke(PersistentEvent<String> event) {
 		try {
-			PersistentEvent<E> typed = RawEvents.deserialize(event, this.serializer, this.projection.payloadType());
-			CompletionStage<Void> stage = this.projection.handler().handle(typed);
+			List<PersistentEvent<E>> parts = RawEvents.deserialize(event, this.serializer, this.projection.payloadType());
+			CompletionStage<Void> all = CompletableFuture.completedFuture(null);
+			for (PersistentEvent<E> part : parts) {
+				all = all.thenCompose((ignored) -> handlePart(part));
+			}
+			return all;
+		}
+		catch (Throwable ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	private CompletionStage<Void> handlePart(PersistentEvent<E> part) {
+		try {
+			CompletionStage<Void> stage = this.projection.handler().handle(part);
 			return (stage != null) ? stage : CompletableFuture.completedFuture(null);
 		}
 		catch (Throwable ex) {

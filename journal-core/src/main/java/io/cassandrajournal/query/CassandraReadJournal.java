@@ -112,7 +112,9 @@ public final class CassandraReadJournal implements ReadJournal {
 		return Errors.translating(reader.read(filter, after, this.clock.millis(), limit).thenApply((page) -> {
 			List<TaggedEvent<E>> events = new ArrayList<>(page.events().size());
 			for (TaggedEvent<String> raw : page.events()) {
-				events.add(new TaggedEvent<>(raw.offset(), RawEvents.deserialize(raw.event(), this.serializer, type)));
+				for (PersistentEvent<E> event : RawEvents.deserialize(raw.event(), this.serializer, type)) {
+					events.add(new TaggedEvent<>(raw.offset(), event));
+				}
 			}
 			return new EventsPage<>(events, page.resumeAfter(), page.caughtUp());
 		}), "Tag query", filter.canonical());
@@ -142,11 +144,13 @@ public final class CassandraReadJournal implements ReadJournal {
 		long upper = this.clock.millis();
 		if (reader == this.tagReader && this.tagReader.streams(filter)) {
 			// One tag's partitions: one streamed read each, following the driver's paging state.
-			return Errors.translating(this.tagReader.forEach(filter, after, upper, (offset, tags, payload) -> consumer
-				.accept(new TaggedEvent<>(offset, new PersistentEvent<>(offset.persistenceId(), offset.sequenceNr(),
-						Instant.ofEpochMilli(offset.timestamp()), tags, RawEvents.payload(offset.persistenceId(),
-								offset.sequenceNr(), payload, this.serializer, type))))),
-					"Tag query", filter.canonical());
+			return Errors.translating(this.tagReader.forEach(filter, after, upper, (offset, tags, payload) -> {
+				for (E part : RawEvents.payloads(offset.persistenceId(), offset.sequenceNr(), payload, this.serializer,
+						type)) {
+					consumer.accept(new TaggedEvent<>(offset, new PersistentEvent<>(offset.persistenceId(),
+							offset.sequenceNr(), Instant.ofEpochMilli(offset.timestamp()), tags, part)));
+				}
+			}), "Tag query", filter.canonical());
 		}
 		return Errors.translating(walk(reader, filter, after, upper, type, consumer), "Tag query", filter.canonical());
 	}
@@ -155,7 +159,9 @@ public final class CassandraReadJournal implements ReadJournal {
 			Class<E> type, Consumer<? super TaggedEvent<E>> consumer) {
 		return reader.read(filter, after, upper, this.options.pageSize()).thenCompose((page) -> {
 			for (TaggedEvent<String> raw : page.events()) {
-				consumer.accept(new TaggedEvent<>(raw.offset(), RawEvents.deserialize(raw.event(), this.serializer, type)));
+				for (PersistentEvent<E> event : RawEvents.deserialize(raw.event(), this.serializer, type)) {
+					consumer.accept(new TaggedEvent<>(raw.offset(), event));
+				}
 			}
 			return page.caughtUp() ? CompletableFuture.completedFuture(page.resumeAfter())
 					: walk(reader, filter, page.resumeAfter(), upper, type, consumer);

@@ -32,7 +32,8 @@ public interface ReadJournal {
 	}
 
 	/**
-	 * One page of events matching a filter, after an offset, up to now.
+	 * One page of events matching a filter, after an offset, up to now. An event an upcaster split gives
+	 * several entries with the stored event's offset.
 	 * @param <E> the payload type
 	 * @param filter the filter
 	 * @param after the offset to continue after ({@link TagOffset#START} for the beginning)

@@ -44,7 +44,9 @@ final class ReplayingReadJournal implements ReadJournal, TagEventReader {
 		return read(filter, after, this.clock.millis(), limit).thenApply((page) -> {
 			List<TaggedEvent<E>> events = new ArrayList<>(page.events().size());
 			for (TaggedEvent<String> raw : page.events()) {
-				events.add(new TaggedEvent<>(raw.offset(), RawEvents.deserialize(raw.event(), this.serializer, type)));
+				for (PersistentEvent<E> event : RawEvents.deserialize(raw.event(), this.serializer, type)) {
+					events.add(new TaggedEvent<>(raw.offset(), event));
+				}
 			}
 			return new EventsPage<>(events, page.resumeAfter(), page.caughtUp());
 		});

@@ -1,5 +1,6 @@
 package io.cassandrajournal.serialization;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -29,6 +30,26 @@ public interface EventSerializer {
 	 * @throws io.cassandrajournal.JournalSerializationException if the text cannot be read as {@code type}
 	 */
 	<T> T deserialize(String json, Class<T> type);
+
+	/**
+	 * Reads one stored event. A serializer with upcasters (see {@link JacksonEventSerializer}) brings it up to
+	 * its current version first, which may split it: every read path of the journal (replay, entity loads, tag
+	 * queries and feeds, projections and their dead-letter redelivery) reads events through this method and
+	 * hands each part on with the stored event's sequence number and offset. The default reads one value with
+	 * {@link #deserialize}.
+	 * @param <T> the requested type
+	 * @param json stored JSON text
+	 * @param type the requested type, as for {@link #deserialize}
+	 * @return the event, or the parts an upcaster split it into, in order (empty when an upcaster dropped it)
+	 * @throws io.cassandrajournal.UnknownPayloadTypeException if the text names a type {@code type} does not
+	 * know
+	 * @throws io.cassandrajournal.JournalSerializationException if the text cannot be read as {@code type}, an
+	 * upcaster failed (the message names it), or the payload is older than its class and no upcaster reads its
+	 * version
+	 */
+	default <T> List<T> deserializeEvent(String json, Class<T> type) {
+		return List.of(deserialize(json, type));
+	}
 
 	/**
 	 * The type to read stored payloads as so that each becomes an instance of its stored type, for a reader

@@ -1,16 +1,25 @@
 package io.cassandrajournal.serialization;
 
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.exc.InvalidTypeIdException;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 import io.cassandrajournal.JournalSerializationException;
 import io.cassandrajournal.UnknownPayloadTypeException;
@@ -28,26 +37,85 @@ import io.cassandrajournal.UnknownPayloadTypeException;
  * }</pre>
  *
  * Unknown properties are ignored on read, so events written by a newer writer with extra fields still load.
+ * <p>
+ * <b>Versions.</b> A class annotated {@link PayloadVersion @PayloadVersion(n)} with {@code n > 1} is written
+ * with the reserved property {@value Upcasters#VERSION_PROPERTY}{@code : n}; other classes are written as
+ * before. On read, the {@link Upcasters} given to the constructor bring older payloads up to the current
+ * version on the JSON tree before Jackson binds it ({@link #deserializeEvent} for events,
+ * {@link #deserialize} for snapshots and durable state). A payload read as a class whose version is above the
+ * one its chain reached fails to read, naming the kind and the missing version; a payload newer than its class
+ * is read as it is (like unknown properties).
  */
 public final class JacksonEventSerializer implements EventSerializer {
 
+	private static final String VERSION_MARK = "\"" + Upcasters.VERSION_PROPERTY + "\"";
+
+	private static final ClassValue<Integer> VERSIONS = new ClassValue<>() {
+
+		@Override
+		protected Integer computeValue(Class<?> type) {
+			PayloadVersion version = type.getAnnotation(PayloadVersion.class);
+			if (version != null && version.value() < 1) {
+				throw new IllegalArgumentException("@PayloadVersion(" + version.value() + ") on " + type.getName()
+						+ ": versions start at 1");
+			}
+			return (version != null) ? version.value() : 1;
+		}
+
+	};
+
 	private final JsonMapper mapper;
 
-	/** Uses a mapper that ignores unknown properties. */
+	private final Upcasters upcasters;
+
+	/** One reader per requested type, so that a read does not look its deserializer up again. */
+	private final Map<Class<?>, ObjectReader> readers = new ConcurrentHashMap<>();
+
+	/** Uses a mapper that ignores unknown properties, and no upcasters. */
 	public JacksonEventSerializer() {
-		this(JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build());
+		this(Upcasters.NONE);
+	}
+
+	/** @param upcasters the upcaster chains to run on read; uses a mapper that ignores unknown properties */
+	public JacksonEventSerializer(Upcasters upcasters) {
+		this(JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build(), upcasters);
 	}
 
 	/** @param mapper the mapper to use, for example the application's own */
 	public JacksonEventSerializer(JsonMapper mapper) {
-		this.mapper = Objects.requireNonNull(mapper, "mapper");
+		this(mapper, Upcasters.NONE);
 	}
 
+	/**
+	 * @param mapper the mapper to use, for example the application's own
+	 * @param upcasters the upcaster chains to run on read
+	 */
+	public JacksonEventSerializer(JsonMapper mapper, Upcasters upcasters) {
+		this.mapper = Objects.requireNonNull(mapper, "mapper");
+		this.upcasters = Objects.requireNonNull(upcasters, "upcasters");
+	}
+
+	/** @return the upcaster chains this serializer runs on read */
+	public Upcasters upcasters() {
+		return this.upcasters;
+	}
+
+	/** Writes the value; a class at a {@link PayloadVersion} above 1 gets its version stamped into the object. */
 	@Override
 	public String serialize(Object value) {
 		Objects.requireNonNull(value, "payload");
 		try {
-			return this.mapper.writeValueAsString(value);
+			int version = VERSIONS.get(value.getClass());
+			if (version == 1) {
+				return this.mapper.writeValueAsString(value);
+			}
+			JsonNode tree = this.mapper.valueToTree(value);
+			if (!(tree instanceof ObjectNode object)) {
+				throw new JournalSerializationException("Cannot stamp version " + version + " on "
+						+ value.getClass().getName() + ": it is not written as a JSON object", null);
+			}
+			object.put(Upcasters.VERSION_PROPERTY, version);
+			return this.mapper.writeValueAsString(object);
 		}
 		catch (JacksonException ex) {
 			throw new JournalSerializationException("Cannot write " + value.getClass().getName() + " as JSON: "
@@ -55,10 +123,85 @@ public final class JacksonEventSerializer implements EventSerializer {
 		}
 	}
 
+	/** Reads one value, running the snapshot chain of {@code type} (snapshots and durable state read this way). */
 	@Override
 	public <T> T deserialize(String json, Class<T> type) {
+		if (!this.upcasters.hasSnapshotUpcasters(type) && !json.contains(VERSION_MARK)) {
+			return checked(bind(json, null, type), 1, null, json);
+		}
+		JsonNode tree = parse(json, type);
+		if (!(tree instanceof ObjectNode object)) {
+			return checked(bind(json, tree, type), 1, null, json);
+		}
+		Upcasters.Versioned upcast = this.upcasters.upcastSnapshot(object, type);
+		return checked(bind(json, upcast.tree(), type), upcast.version(), null, json);
+	}
+
+	/**
+	 * Reads one stored event, running the event chains: a split gives several values, in order.
+	 */
+	@Override
+	public <T> List<T> deserializeEvent(String json, Class<T> type) {
+		if (!json.contains(VERSION_MARK)
+				&& (!this.upcasters.hasEventUpcasters() || !this.upcasters.hasChain(peekKind(json)))) {
+			// Version 1 and no chain for its kind: bound from the text, as without upcasters.
+			return List.of(checked(bind(json, null, type), 1, null, json));
+		}
+		JsonNode tree = parse(json, type);
+		if (!(tree instanceof ObjectNode object)) {
+			return List.of(checked(bind(json, tree, type), 1, null, json));
+		}
+		List<Upcasters.Versioned> parts = this.upcasters.upcastEvent(object);
+		List<T> values = new ArrayList<>(parts.size());
+		for (Upcasters.Versioned part : parts) {
+			JsonNode kind = part.tree().get(this.upcasters.typeProperty());
+			values.add(checked(bind(json, part.tree(), type), part.version(),
+					(kind != null && kind.isString()) ? kind.asString() : null, json));
+		}
+		return values;
+	}
+
+	/**
+	 * The kind of a stored event without building a tree: the top-level type property, found by streaming over
+	 * the top-level properties (the first one in payloads Jackson wrote); {@code null} when there is none or the
+	 * text is not a JSON object (the tree path then reports what is wrong).
+	 */
+	private @Nullable String peekKind(String json) {
+		String typeProperty = this.upcasters.typeProperty();
+		try (JsonParser parser = this.mapper.createParser(json)) {
+			if (parser.nextToken() != JsonToken.START_OBJECT) {
+				return null;
+			}
+			while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+				String name = parser.currentName();
+				JsonToken value = parser.nextToken();
+				if (typeProperty.equals(name)) {
+					return (value == JsonToken.VALUE_STRING) ? parser.getString() : null;
+				}
+				parser.skipChildren();
+			}
+			return null;
+		}
+		catch (JacksonException ex) {
+			return null;
+		}
+	}
+
+	private JsonNode parse(String json, Class<?> type) {
 		try {
-			return this.mapper.readValue(json, type);
+			return this.mapper.readTree(json);
+		}
+		catch (JacksonException ex) {
+			throw new JournalSerializationException("Cannot read stored payload as " + type.getName() + ": "
+					+ ex.getOriginalMessage() + " (payload: " + abbreviate(json) + ")", ex);
+		}
+	}
+
+	/** Binds the tree, or the stored text when there is no tree. */
+	private <T> T bind(String json, @Nullable JsonNode tree, Class<T> type) {
+		try {
+			ObjectReader reader = this.readers.computeIfAbsent(type, this.mapper::readerFor);
+			return (tree != null) ? reader.readValue(tree) : reader.readValue(json);
 		}
 		catch (InvalidTypeIdException ex) {
 			throw new UnknownPayloadTypeException("Cannot read stored payload as " + type.getName() + ": "
@@ -68,6 +211,19 @@ public final class JacksonEventSerializer implements EventSerializer {
 			throw new JournalSerializationException("Cannot read stored payload as " + type.getName() + ": "
 					+ ex.getOriginalMessage() + " (payload: " + abbreviate(json) + ")", ex);
 		}
+	}
+
+	/** Refuses a value whose class is at a later version than the chain brought its payload to. */
+	private static <T> T checked(T value, int reached, @Nullable String kind, String json) {
+		int current = (value != null) ? VERSIONS.get(value.getClass()) : 1;
+		if (reached < current) {
+			String what = (kind != null) ? "kind '" + kind + "'" : value.getClass().getName();
+			throw new JournalSerializationException("Stored payload of " + what + " is at version " + reached + " but "
+					+ value.getClass().getName() + " is at version " + current + " and no upcaster reads " + what
+					+ " at version " + reached + " (register one from version " + reached + " to " + (reached + 1)
+					+ "; payload: " + abbreviate(json) + ")", null);
+		}
+		return value;
 	}
 
 	/**

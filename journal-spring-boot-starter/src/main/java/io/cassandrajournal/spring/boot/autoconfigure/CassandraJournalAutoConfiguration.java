@@ -22,7 +22,9 @@ import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.JournalMetrics;
 import io.cassandrajournal.serialization.EventSerializer;
+import io.cassandrajournal.serialization.EventUpcaster;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
+import io.cassandrajournal.serialization.Upcasters;
 import io.cassandrajournal.snapshot.CassandraSnapshotStore;
 import io.cassandrajournal.snapshot.SnapshotStore;
 import io.cassandrajournal.state.CassandraDurableStateStore;
@@ -79,10 +81,21 @@ public final class CassandraJournalAutoConfiguration {
 		return JournalSession.shared(session);
 	}
 
+	/**
+	 * The upcaster chains, from every {@link EventUpcaster} bean (a gap in a chain fails start-up, naming the
+	 * kind and the missing version). Define an {@link Upcasters} bean to add snapshot upcasters or another
+	 * type property.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
-	EventSerializer journalEventSerializer() {
-		return new JacksonEventSerializer();
+	Upcasters journalUpcasters(ObjectProvider<EventUpcaster> upcasters) {
+		return Upcasters.builder().addAll(upcasters.orderedStream().toList()).build();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	EventSerializer journalEventSerializer(Upcasters upcasters) {
+		return new JacksonEventSerializer(upcasters);
 	}
 
 	@Bean

@@ -58,13 +58,33 @@ final class MethodDispatchingHandler implements EventHandler<String> {
 
 	@Override
 	public CompletionStage<Void> handle(PersistentEvent<String> raw) throws Exception {
-		Object payload;
+		List<?> payloads;
 		try {
-			payload = (this.readType == String.class) ? raw.payload() : this.serializer.deserialize(raw.payload(), this.readType);
+			payloads = (this.readType == String.class) ? List.of(raw.payload())
+					: this.serializer.deserializeEvent(raw.payload(), this.readType);
 		}
 		catch (UnknownPayloadTypeException ex) {
 			return ignore();
 		}
+		if (payloads.size() == 1) {
+			return dispatch(raw, payloads.get(0));
+		}
+		// An upcaster split the stored event: its parts in order, each after the previous one completed.
+		CompletionStage<Void> all = CompletableFuture.completedFuture(null);
+		for (Object payload : payloads) {
+			all = all.thenCompose((ignored) -> {
+				try {
+					return dispatch(raw, payload);
+				}
+				catch (Exception ex) {
+					return CompletableFuture.failedFuture(ex);
+				}
+			});
+		}
+		return all;
+	}
+
+	private CompletionStage<Void> dispatch(PersistentEvent<String> raw, Object payload) throws Exception {
 		for (HandlerMethod method : this.methods) {
 			if (method.payloadType().isInstance(payload)) {
 				return invoke(method, method.envelope() ? raw.withPayload(payload) : payload);

@@ -22,6 +22,9 @@ import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.projection.ProjectionEngine;
 import io.cassandrajournal.query.CassandraReadJournal;
+import io.cassandrajournal.serialization.EventSerializer;
+import io.cassandrajournal.serialization.EventUpcaster;
+import io.cassandrajournal.serialization.Upcasters;
 import io.cassandrajournal.snapshot.SnapshotStore;
 import io.cassandrajournal.state.DurableStateStore;
 import io.cassandrajournal.testsupport.CassandraTest;
@@ -236,6 +239,57 @@ class CassandraJournalAutoConfigurationIT {
 			assertThat(context.getStartupFailure()).rootCause()
 				.hasMessageContaining("Keyspace 'missing_keyspace' does not exist");
 		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class RenamingUpcasters {
+
+		@Bean
+		EventUpcaster creditedV1() {
+			return EventUpcaster.of("credited", 1, (event) -> event.put("kind", "deposited"));
+		}
+
+		@Bean
+		EventUpcaster depositedV2() {
+			return EventUpcaster.of("deposited", 2, (event) -> event.put("note", "v3"));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class GappedUpcasters {
+
+		@Bean
+		EventUpcaster depositedV1() {
+			return EventUpcaster.of("deposited", 1, (event) -> event);
+		}
+
+		@Bean
+		EventUpcaster depositedV3() {
+			return EventUpcaster.of("deposited", 3, (event) -> event);
+		}
+
+	}
+
+	@Test
+	void upcasterBeansJoinTheSerializersChainsAndAGapFailsStartUp() {
+		this.runner.withUserConfiguration(RenamingUpcasters.class).run((context) -> {
+			assertThat(context).hasNotFailed().hasSingleBean(Upcasters.class);
+			EventSerializer serializer = context.getBean(EventSerializer.class);
+			assertThat(serializer.deserializeEvent("{\"kind\":\"credited\",\"amount\":5}", Object.class))
+				.hasToString("[{kind=deposited, amount=5, note=v3}]");
+			assertThat(context.getBean(CassandraJournal.class).serializer()).isSameAs(serializer);
+		});
+		this.runner.withUserConfiguration(GappedUpcasters.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("kind 'deposited' has a gap")
+				.hasMessageContaining("none reads version 2");
+		});
+		this.runner.withUserConfiguration(RenamingUpcasters.class)
+			.withBean(Upcasters.class, () -> Upcasters.NONE)
+			.run((context) -> assertThat(context.getBean(EventSerializer.class)
+				.deserializeEvent("{\"kind\":\"credited\"}", Object.class)).hasToString("[{kind=credited}]"));
 	}
 
 }

@@ -14,7 +14,9 @@ import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import io.cassandrajournal.journal.PersistentEvent;
 import io.cassandrajournal.projection.ProjectionSettings;
 import io.cassandrajournal.query.TagFilter;
+import io.cassandrajournal.serialization.EventUpcaster;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
+import io.cassandrajournal.serialization.Upcasters;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -38,6 +40,10 @@ class MethodDispatchingHandlerTest {
 			this.seen.add(event);
 		}
 
+		void withdrawn(TestEvents.Withdrawn event) {
+			this.seen.add(event);
+		}
+
 		void state(AccountState state) {
 			this.seen.add(state);
 		}
@@ -47,6 +53,10 @@ class MethodDispatchingHandlerTest {
 	private final Views views = new Views();
 
 	private MethodDispatchingHandler handler(String... methodNames) throws Exception {
+		return handler(new JacksonEventSerializer(), methodNames);
+	}
+
+	private MethodDispatchingHandler handler(JacksonEventSerializer serializer, String... methodNames) throws Exception {
 		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
 		beanFactory.registerSingleton("views", this.views);
 		List<HandlerMethod> methods = new ArrayList<>();
@@ -59,7 +69,7 @@ class MethodDispatchingHandlerTest {
 		}
 		ProjectionDeclaration declaration = new ProjectionDeclaration("view", TagFilter.tag("t"), null, methods,
 				ProjectionSettings.defaults(), true, false);
-		return new MethodDispatchingHandler(declaration, beanFactory, new JacksonEventSerializer(), null);
+		return new MethodDispatchingHandler(declaration, beanFactory, serializer, null);
 	}
 
 	private static PersistentEvent<String> stored(String json) {
@@ -96,6 +106,20 @@ class MethodDispatchingHandlerTest {
 		handler.handle(stored("{\"kind\":\"deposited\",\"amount\":5}")).toCompletableFuture().join();
 
 		assertThat(this.views.seen).containsExactly(new TestEvents.Deposited(5));
+	}
+
+	@Test
+	void anEventAnUpcasterSplitReachesTheMethodOfEachPartInOrder() throws Exception {
+		JacksonEventSerializer serializer = new JacksonEventSerializer(Upcasters.builder()
+			.add(EventUpcaster.splitting("moved", 1, (event) -> List.of(
+					event.objectNode().put("kind", "withdrawn").put("amount", event.get("amount").asLong()),
+					event.objectNode().put("kind", "deposited").put("amount", event.get("amount").asLong()))))
+			.build());
+		MethodDispatchingHandler handler = handler(serializer, "withdrawn", "deposited");
+
+		handler.handle(stored("{\"kind\":\"moved\",\"amount\":3}")).toCompletableFuture().join();
+
+		assertThat(this.views.seen).containsExactly(new TestEvents.Withdrawn(3), new TestEvents.Deposited(3));
 	}
 
 }
