@@ -1,6 +1,7 @@
 package io.cassandrajournal.journal;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -12,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.DriverException;
@@ -78,12 +80,12 @@ final class AppendWriter {
 
 	public CompletionStage<AppendResult> append(String persistenceId, long expected, List<EventToAppend> events,
 			List<String> payloads) {
+		// The deadline's start, before the claim's time stamp: readers wait in-flight-wait from that time stamp.
+		long started = System.nanoTime();
 		// Before the claim: a deleteTo that saw the claim deletes with a later write time, so its range deletion
 		// shadows these rows even when their batch lands after it (docs/reliability.md, finding 7).
 		long writeTime = this.session.getContext().getTimestampGenerator().next();
 		long timestamp = this.options.clock().millis();
-		// The deadline's start, with the claim's time stamp: readers wait in-flight-wait from that time stamp.
-		long started = System.nanoTime();
 		long last = expected + events.size();
 		AppendResult result = new AppendResult(persistenceId, expected + 1, last, Instant.ofEpochMilli(timestamp),
 				allTags(events));
@@ -125,12 +127,22 @@ final class AppendWriter {
 	 * missing {@code in-flight-wait} after its claim's time stamp, so rows acknowledged later than that may already
 	 * be shadowed by the seal. One {@link System#nanoTime} call; none with an in-flight wait of zero (readers then
 	 * neither wait nor seal).
-	 * @param started {@link System#nanoTime} when the claim's time stamp was taken
-	 * @return whether the rows' write completed later than {@code in-flight-wait} after it
+	 * @param started {@link System#nanoTime} just before the claim's time stamp was taken
+	 * @return whether the rows' write completed later than {@link #deadlineNanos} after it
 	 */
 	private boolean pastDeadline(long started) {
-		long wait = this.options.inFlightWait().toNanos();
-		return wait > 0 && System.nanoTime() - started > wait;
+		return this.options.inFlightWait().toNanos() > 0
+				&& System.nanoTime() - started > deadlineNanos(this.options.inFlightWait());
+	}
+
+	/**
+	 * @param inFlightWait the readers' in-flight wait
+	 * @return the writer's deadline after the start of an append: the wait less a margin (1 % of it, at least 5 ms)
+	 * for the clocks' reading and the time between the deadline's start and the claim's time stamp
+	 */
+	static long deadlineNanos(Duration inFlightWait) {
+		long wait = inFlightWait.toNanos();
+		return wait - Math.max(TimeUnit.MILLISECONDS.toNanos(5), wait / 100);
 	}
 
 	private JournalWriteUncertainException lateWrite(String persistenceId, long first, long last) {

@@ -32,6 +32,12 @@ final class HoleWait {
 	/** The head known when the current hole was first met (for {@link #settledUpTo}). */
 	private long holeHead;
 
+	/**
+	 * The claim time seen for the current hole by {@link #settledUpTo}: a later one means its number was released
+	 * and claimed again by another writer, whose wait starts afresh.
+	 */
+	private long holeClaimedAt;
+
 	private long backoff = FIRST_BACKOFF_MILLIS;
 
 	HoleWait(CassandraJournalOptions options) {
@@ -64,7 +70,8 @@ final class HoleWait {
 	 * <p>
 	 * The wait ends by either bound: by the claim's time stamp ({@code claimedAt} bounds every number below the
 	 * visible event or head it comes from), or by the local bound, which covers only the numbers up to the head
-	 * known when this call first met the hole (claimed before it was met); numbers above it are a new hole.
+	 * known when this call first met the hole (claimed before it was met); numbers above it are a new hole. A later
+	 * claim time for the same hole (its number released and claimed again) restarts the local bound from now.
 	 * @param missing the first missing sequence number
 	 * @param claimedAt as for {@link #inFlight}
 	 * @param head the head the read that met the hole was bounded by
@@ -78,7 +85,15 @@ final class HoleWait {
 			this.holeFrom = missing;
 			this.holeSeenAt = now;
 			this.holeHead = head;
+			this.holeClaimedAt = claimedAt;
 			this.backoff = FIRST_BACKOFF_MILLIS;
+		}
+		else if (claimedAt > this.holeClaimedAt) {
+			// Claimed again after the hole was met (released by one writer, claimed by another): the local bound,
+			// counted from the first meeting, would let the new claim be sealed before its writer's deadline.
+			this.holeSeenAt = now;
+			this.holeHead = head;
+			this.holeClaimedAt = claimedAt;
 		}
 		long bound = this.options.inFlightWait().toMillis();
 		if (readStartedAt - claimedAt >= bound) {
