@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.Row;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -183,6 +184,40 @@ class LateBatchSealIT {
 		Replayed replayed = result(replay(journal, id), Duration.ofSeconds(10));
 		assertThat(replayed.sequenceNrs()).containsExactly(1L, 3L);
 		assertThat(replayed.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
+	}
+
+	/**
+	 * Finding 15, item 7: an append too large for one logged batch writes its events, then its tag rows. When the
+	 * events complete past the writer's deadline a reader may have sealed them: tag rows written then would sit in
+	 * the tag index without their events. The events of a 60 KB append are held 2.5 s against a 1 s wait: the
+	 * append is reported uncertain and writes no tag row.
+	 */
+	@Test
+	void aLargeAppendWhoseEventsCompletedPastTheDeadlineWritesNoTagRows() {
+		CassandraJournalOptions shortWait = this.options.withInFlightWait(Duration.ofSeconds(1));
+		FaultInjectingSession slow = new FaultInjectingSession(session());
+		CassandraJournal a = CassandraJournal.create(slow.session(), shortWait, new JacksonEventSerializer());
+		String id = newId();
+		String tag = "late-large-" + System.nanoTime();
+		slow.delayMatching(FaultInjectingSession.writesTo(shortWait.eventsTable()), Duration.ofMillis(2500));
+
+		Throwable failure = outcome(
+				a.append(id, 0, List.of(EventToAppend.of(new AtomicAppendIT.Note("y".repeat(60_000)), tag))));
+		slow.heal();
+
+		assertThat(failure).as("the events completed after the in-flight wait: not a success")
+			.isInstanceOf(JournalWriteUncertainException.class);
+		assertThat(tagRows(shortWait, id)).as("no tag row after events that may be sealed").isEmpty();
+	}
+
+	/** @return the persistenceId's rows in the tag index, as tag#sequenceNr */
+	private List<String> tagRows(CassandraJournalOptions options, String persistenceId) {
+		List<String> rows = new ArrayList<>();
+		for (Row row : session().execute("SELECT tag, sequence_nr FROM " + options.requireKeyspace() + "."
+				+ options.tagIndexDataTable() + " WHERE persistence_id = ? ALLOW FILTERING", persistenceId)) {
+			rows.add(row.getString("tag") + "#" + row.getLong("sequence_nr"));
+		}
+		return rows;
 	}
 
 }
