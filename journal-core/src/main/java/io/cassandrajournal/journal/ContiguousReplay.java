@@ -117,8 +117,8 @@ final class ContiguousReplay {
 
 		private final HoleWait holes = new HoleWait(ContiguousReplay.this.options);
 
-		/** When the current round's reads started (the journal's clock, epoch millis). */
-		private long readStartedAt;
+		/** When the current round's reads started. */
+		private HoleWait.ReadStart readStart;
 
 		/** Missing numbers decided as a crash gap, to be sealed before they are stepped over. */
 		private @Nullable SequenceRange toSeal;
@@ -132,11 +132,12 @@ final class ContiguousReplay {
 			this.consumer = consumer;
 			this.next = from;
 			this.upper = to;
+			this.readStart = this.holes.readStart();
 		}
 
 		CompletionStage<ReplayResult> round() {
 			// Before the head read: the partition reads start later still, so this bounds the read's start from below.
-			this.readStartedAt = ContiguousReplay.this.options.clock().millis();
+			this.readStart = this.holes.readStart();
 			return ContiguousReplay.this.reader.headWithClaimTime(this.persistenceId).thenCompose((head) -> {
 				this.head = head.sequenceNr();
 				this.upper = Math.min(this.upper, this.head);
@@ -207,7 +208,7 @@ final class ContiguousReplay {
 				stepOver(to, false);
 				return true;
 			}
-			long settled = this.holes.settledUpTo(this.next, claimedAt, this.head, this.readStartedAt);
+			long settled = this.holes.settledUpTo(this.next, claimedAt, this.head, this.readStart);
 			if (settled < this.next) {
 				return false;
 			}
