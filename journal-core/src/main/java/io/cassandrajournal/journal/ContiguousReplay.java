@@ -201,16 +201,17 @@ final class ContiguousReplay {
 		 * @return false while they are in flight
 		 */
 		private boolean settle(long to, long claimedAt) {
+			long settled = this.holes.settledUpTo(this.next, claimedAt, this.head, this.readStart);
+			if (settled < this.next) {
+				return false;
+			}
 			if (ContiguousReplay.this.seal == null) {
-				if (this.holes.inFlight(this.next, claimedAt)) {
+				// An in-flight wait of zero: stepped over at once, unsealed (settled covers the head, so all of it).
+				if (settled < to) {
 					return false;
 				}
 				stepOver(to, false);
 				return true;
-			}
-			long settled = this.holes.settledUpTo(this.next, claimedAt, this.head, this.readStart);
-			if (settled < this.next) {
-				return false;
 			}
 			this.toSeal = new SequenceRange(this.next, Math.min(to, settled));
 			this.sealClaimedAt = claimedAt;

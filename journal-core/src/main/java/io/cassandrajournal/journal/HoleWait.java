@@ -73,20 +73,6 @@ final class HoleWait {
 		return new ReadStart(this.options.clock().millis(), this.ticker.getAsLong());
 	}
 
-	/**
-	 * @param missing the first missing sequence number
-	 * @param claimedAt no earlier than its claim (epoch millis of the claiming writer's clock): the time stamp of
-	 * the next visible event above it, or the head's {@code updated_at}
-	 * @return whether it is still in flight (wait and read again) rather than a crash gap (step over it)
-	 */
-	boolean inFlight(long missing, long claimedAt) {
-		ReadStart now = readStart();
-		if (missing != this.holeFrom) {
-			meet(missing, Long.MAX_VALUE, claimedAt, now);
-		}
-		return now.wallMillis() - claimedAt < this.options.inFlightWait().toMillis() && !localBoundPassed(now);
-	}
-
 	/** Remembers a hole met for the first time (or claimed again): the local bound starts at {@code now}. */
 	private void meet(long missing, long head, long claimedAt, ReadStart now) {
 		if (missing != this.holeFrom) {
@@ -104,9 +90,9 @@ final class HoleWait {
 	}
 
 	/**
-	 * The rule for a reader that seals what it steps over ({@link ContiguousReplay}): as {@link #inFlight}, but
-	 * judged at the time the read that shows the hole <em>started</em>, so the decision rests on a read that began
-	 * after the wait expired (a writer acknowledges its batch only within {@code in-flight-wait} of taking its
+	 * The rule: a missing number is in flight while its claim is younger than {@code in-flight-wait} and this call
+	 * met it less than that long ago (the local bound), judged at the time the read that shows the hole
+	 * <em>started</em>, so the decision rests on a read that began after the wait expired (a writer acknowledges its batch only within {@code in-flight-wait} of taking its
 	 * claim's time stamp, so such a read sees every acknowledged event; docs/reliability.md, finding 13).
 	 * <p>
 	 * The wait ends by either bound: by the claim's time stamp ({@code claimedAt} bounds every number below the
@@ -114,7 +100,8 @@ final class HoleWait {
 	 * known when this call first met the hole (claimed before it was met); numbers above it are a new hole. A later
 	 * claim time for the same hole (its number released and claimed again) restarts the local bound from now.
 	 * @param missing the first missing sequence number
-	 * @param claimedAt as for {@link #inFlight}
+	 * @param claimedAt no earlier than its claim (epoch millis of the claiming writer's clock): the time stamp of
+	 * the next visible event above it, or the head's {@code updated_at}
 	 * @param head the head the read that met the hole was bounded by
 	 * @param readStart when that read started ({@link #readStart})
 	 * @return the last missing number that may be sealed and stepped over now; below {@code missing} while the hole
