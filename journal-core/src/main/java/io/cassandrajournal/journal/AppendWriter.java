@@ -14,6 +14,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.DriverException;
@@ -359,30 +360,33 @@ final class AppendWriter {
 			return eventWrites(persistenceId, expected, byPartition, writeTime).run();
 		}
 		if (estimatedBytes(byPartition, tagRows) <= ATOMIC_BATCH_MAX_BYTES) {
-			RowWrites atomic = new RowWrites();
-			List<BatchableStatement<?>> eventRows = new ArrayList<>();
-			byPartition.values().forEach(eventRows::addAll);
-			atomic.add(true, () -> tagIndex.inserts(tagRows).handle((tagInserts, listing) -> {
-				if (listing != null) {
-					// The bucket list (bucketed layout) is written before the batch: when it fails, the batch was
-					// never sent and no row of the range exists, whatever the failure says of the list's own row.
-					return CompletableFuture.<AsyncResultSet>failedFuture(RowWrites.notSent(listing));
+			// The bucket list (bucketed layout) is its own step, before the batch: when it fails, the batch is never
+			// sent and no row of the range exists, whatever the failure says of the list's own row.
+			AtomicReference<List<BoundStatement>> tagInserts = new AtomicReference<>();
+			RowWrites listing = new RowWrites();
+			listing.add(false, () -> tagIndex.inserts(tagRows).thenAccept(tagInserts::set));
+			return listing.run().thenCompose((listed) -> {
+				if (listed.failure() != null) {
+					return CompletableFuture.completedFuture(listed);
 				}
-				BatchStatementBuilder batch = BatchStatement.builder(BatchType.LOGGED);
-				eventRows.forEach(batch::addStatement);
-				tagInserts.forEach(batch::addStatement);
-				return this.session.executeAsync(configure(batch, writeTime));
-			}).thenCompose((sent) -> sent));
-			addIdRow(atomic, persistenceId, expected);
-			return atomic.run().thenCompose((outcome) -> {
-				if (outcome.failure() != null && batchTooLarge(outcome.failure()) && !outcome.rowsMayExist()) {
-					logger.warn("Append to '{}' ({}..{}) was refused as one logged batch ({}); writing its events, "
-							+ "then its tag rows", persistenceId, expected + 1, expected + events.size(),
-							outcome.failure().getMessage());
-					return eventsThenTags(persistenceId, expected, expected + events.size(), byPartition, tagIndex, tagRows,
-							writeTime, started);
-				}
-				return CompletableFuture.completedFuture(outcome);
+				RowWrites atomic = new RowWrites();
+				atomic.add(true, () -> {
+					BatchStatementBuilder batch = BatchStatement.builder(BatchType.LOGGED);
+					byPartition.values().forEach((rows) -> rows.forEach(batch::addStatement));
+					tagInserts.get().forEach(batch::addStatement);
+					return this.session.executeAsync(configure(batch, writeTime));
+				});
+				addIdRow(atomic, persistenceId, expected);
+				return atomic.run().thenCompose((outcome) -> {
+					if (outcome.failure() != null && batchTooLarge(outcome.failure()) && !outcome.rowsMayExist()) {
+						logger.warn("Append to '{}' ({}..{}) was refused as one logged batch ({}); writing its events, "
+								+ "then its tag rows", persistenceId, expected + 1, expected + events.size(),
+								outcome.failure().getMessage());
+						return eventsThenTags(persistenceId, expected, expected + events.size(), byPartition, tagIndex,
+								tagRows, writeTime, started);
+					}
+					return CompletableFuture.completedFuture(outcome);
+				});
 			});
 		}
 		return eventsThenTags(persistenceId, expected, expected + events.size(), byPartition, tagIndex, tagRows,
