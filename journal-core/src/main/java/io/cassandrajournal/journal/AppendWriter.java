@@ -77,6 +77,13 @@ final class AppendWriter {
 		this.options = options;
 		this.statements = statements;
 		this.tagIndex = options.useTagIndex() ? TagPartitions.create(session, options) : null;
+		if (options.lightweightTransactions() && !options.inFlightWait().isZero()
+				&& options.requestTimeout().toNanos() >= deadlineNanos(options.inFlightWait())) {
+			logger.warn("in-flight-wait ({}) is not above request-timeout ({}): an append whose writes fail after its "
+					+ "claim never releases the claim (a release could apply after readers may seal its numbers), so "
+					+ "every such failure is reported as JournalWriteUncertainException and leaves a gap; keep "
+					+ "in-flight-wait well above request-timeout", options.inFlightWait(), options.requestTimeout());
+		}
 	}
 
 	public CompletionStage<AppendResult> append(String persistenceId, long expected, List<EventToAppend> events,
