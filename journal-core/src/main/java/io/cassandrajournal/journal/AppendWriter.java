@@ -14,6 +14,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.DriverException;
@@ -76,6 +77,13 @@ final class AppendWriter {
 		this.options = options;
 		this.statements = statements;
 		this.tagIndex = options.useTagIndex() ? TagPartitions.create(session, options) : null;
+		if (options.lightweightTransactions() && !options.inFlightWait().isZero()
+				&& options.requestTimeout().toNanos() >= deadlineNanos(options.inFlightWait())) {
+			logger.warn("in-flight-wait ({}) is not above request-timeout ({}): an append whose writes fail after its "
+					+ "claim never releases the claim (a release could apply after readers may seal its numbers), so "
+					+ "every such failure is reported as JournalWriteUncertainException and leaves a gap; keep "
+					+ "in-flight-wait well above request-timeout", options.inFlightWait(), options.requestTimeout());
+		}
 	}
 
 	public CompletionStage<AppendResult> append(String persistenceId, long expected, List<EventToAppend> events,
@@ -93,23 +101,24 @@ final class AppendWriter {
 			return appendWithoutClaim(persistenceId, expected, events, payloads, timestamp, writeTime, result, started);
 		}
 		return claim(persistenceId, expected, last, timestamp)
-			.thenCompose((claimed) -> writeRows(persistenceId, expected, events, payloads, timestamp, writeTime, null))
+			.thenCompose((claimed) -> writeRows(persistenceId, expected, events, payloads, timestamp, writeTime, null,
+					started))
 			.thenCompose((outcome) -> {
 				Throwable failure = outcome.failure();
-				boolean late = pastDeadline(started);
 				if (failure == null) {
-					return late ? CompletableFuture.failedFuture(lateWrite(persistenceId, expected + 1, last))
+					return pastDeadline(started)
+							? CompletableFuture.failedFuture(lateWrite(persistenceId, expected + 1, last))
 							: CompletableFuture.completedFuture(result);
-				}
-				if (late && !outcome.rowsMayExist()) {
-					// A reader may be sealing these numbers now: released, they would be reused under its seal.
-					return CompletableFuture.failedFuture(JournalWriteUncertainException.unreleasedClaim(persistenceId,
-							expected + 1, last, Errors.unwrap(failure)));
 				}
 				if (outcome.rowsMayExist()) {
 					// Releasing would let the next append reuse these numbers next to rows that may exist.
-					return CompletableFuture.failedFuture(
-							new JournalWriteUncertainException(persistenceId, expected + 1, last, failure));
+					return CompletableFuture.failedFuture(uncertain(persistenceId, expected + 1, last, failure));
+				}
+				if (releaseMayApplyPastDeadline(started)) {
+					// A reader may be sealing these numbers by the time a release applies (its Paxos round may take up
+					// to the request timeout): released, they would be reused under its seal (finding 15, item 5).
+					return CompletableFuture.failedFuture(JournalWriteUncertainException.unreleasedClaim(persistenceId,
+							expected + 1, last, Errors.unwrap(failure)));
 				}
 				return release(persistenceId, expected, last, failure).<AppendResult>thenApply((released) -> {
 					if (!released) {
@@ -133,6 +142,29 @@ final class AppendWriter {
 	private boolean pastDeadline(long started) {
 		return this.options.inFlightWait().toNanos() > 0
 				&& System.nanoTime() - started > deadlineNanos(this.options.inFlightWait());
+	}
+
+	/**
+	 * Whether a claim release sent now could still apply after the writer's deadline: its Paxos round may take up to
+	 * the request timeout, and a reader may seal the numbers from the deadline on (finding 15, item 5). Such a
+	 * release is not sent; the claim is kept. None with an in-flight wait of zero (readers then never seal).
+	 * @param started {@link System#nanoTime} just before the claim's time stamp was taken
+	 * @return whether now plus the request timeout passes {@link #deadlineNanos} after it
+	 */
+	private boolean releaseMayApplyPastDeadline(long started) {
+		return this.options.inFlightWait().toNanos() > 0 && System.nanoTime() - started
+				+ this.options.requestTimeout().toNanos() > deadlineNanos(this.options.inFlightWait());
+	}
+
+	/**
+	 * @param failure the rows' failure: already {@link JournalWriteUncertainException} when the events completed
+	 * past the deadline and the tag rows were not written ({@link #eventsThenTags})
+	 * @return the append's uncertain outcome
+	 */
+	private static JournalWriteUncertainException uncertain(String persistenceId, long first, long last,
+			Throwable failure) {
+		return (Errors.unwrap(failure) instanceof JournalWriteUncertainException uncertain) ? uncertain
+				: new JournalWriteUncertainException(persistenceId, first, last, failure);
 	}
 
 	/**
@@ -276,15 +308,13 @@ final class AppendWriter {
 			}
 			// The head rides in the first events batch: one request, as without a journal.
 			return writeRows(persistenceId, expected, events, payloads, timestamp, writeTime,
-					this.statements.setHead.bind(result.lastSequenceNr(), timestamp, persistenceId))
+					this.statements.setHead.bind(result.lastSequenceNr(), timestamp, persistenceId), started)
 				.thenApply((outcome) -> {
 					Throwable failure = outcome.failure();
 					if (failure != null) {
 						this.knownHeads.remove(persistenceId);
 						throw new CompletionException(outcome.rowsMayExist()
-								? new JournalWriteUncertainException(persistenceId, expected + 1, result.lastSequenceNr(),
-										failure)
-								: failure);
+								? uncertain(persistenceId, expected + 1, result.lastSequenceNr(), failure) : failure);
 					}
 					if (pastDeadline(started)) {
 						// The head rode in the first batch: a reader may have sealed numbers of a later one.
@@ -313,7 +343,7 @@ final class AppendWriter {
 	 * {@link Statement#NO_DEFAULT_TIMESTAMP} when the driver leaves time stamps to the server), on every attempt.
 	 */
 	private CompletionStage<RowWrites.Outcome> writeRows(String persistenceId, long expected, List<EventToAppend> events,
-			List<String> payloads, long timestamp, long writeTime, @Nullable BoundStatement head) {
+			List<String> payloads, long timestamp, long writeTime, @Nullable BoundStatement head, long started) {
 		Map<Long, List<BatchableStatement<?>>> byPartition = new LinkedHashMap<>();
 		List<TagPartitions.TagRow> tagRows = new ArrayList<>();
 		for (int i = 0; i < events.size(); i++) {
@@ -337,41 +367,55 @@ final class AppendWriter {
 			return eventWrites(persistenceId, expected, byPartition, writeTime).run();
 		}
 		if (estimatedBytes(byPartition, tagRows) <= ATOMIC_BATCH_MAX_BYTES) {
-			RowWrites atomic = new RowWrites();
-			List<BatchableStatement<?>> eventRows = new ArrayList<>();
-			byPartition.values().forEach(eventRows::addAll);
-			atomic.add(true, () -> tagIndex.inserts(tagRows).handle((tagInserts, listing) -> {
-				if (listing != null) {
-					// The bucket list (bucketed layout) is written before the batch: when it fails, the batch was
-					// never sent and no row of the range exists, whatever the failure says of the list's own row.
-					return CompletableFuture.<AsyncResultSet>failedFuture(RowWrites.notSent(listing));
+			// The bucket list (bucketed layout) is its own step, before the batch: when it fails, the batch is never
+			// sent and no row of the range exists, whatever the failure says of the list's own row.
+			AtomicReference<List<BoundStatement>> tagInserts = new AtomicReference<>();
+			RowWrites listing = new RowWrites();
+			listing.add(false, () -> tagIndex.inserts(tagRows).thenAccept(tagInserts::set));
+			return listing.run().thenCompose((listed) -> {
+				if (listed.failure() != null) {
+					return CompletableFuture.completedFuture(listed);
 				}
-				BatchStatementBuilder batch = BatchStatement.builder(BatchType.LOGGED);
-				eventRows.forEach(batch::addStatement);
-				tagInserts.forEach(batch::addStatement);
-				return this.session.executeAsync(configure(batch, writeTime));
-			}).thenCompose((sent) -> sent));
-			addIdRow(atomic, persistenceId, expected);
-			return atomic.run().thenCompose((outcome) -> {
-				if (outcome.failure() != null && batchTooLarge(outcome.failure()) && !outcome.rowsMayExist()) {
-					logger.warn("Append to '{}' ({}..{}) was refused as one logged batch ({}); writing its events, "
-							+ "then its tag rows", persistenceId, expected + 1, expected + events.size(),
-							outcome.failure().getMessage());
-					return eventsThenTags(persistenceId, expected, byPartition, tagIndex, tagRows, writeTime);
-				}
-				return CompletableFuture.completedFuture(outcome);
+				RowWrites atomic = new RowWrites();
+				atomic.add(true, () -> {
+					BatchStatementBuilder batch = BatchStatement.builder(BatchType.LOGGED);
+					byPartition.values().forEach((rows) -> rows.forEach(batch::addStatement));
+					tagInserts.get().forEach(batch::addStatement);
+					return this.session.executeAsync(configure(batch, writeTime));
+				});
+				addIdRow(atomic, persistenceId, expected);
+				return atomic.run().thenCompose((outcome) -> {
+					if (outcome.failure() != null && batchTooLarge(outcome.failure()) && !outcome.rowsMayExist()) {
+						logger.warn("Append to '{}' ({}..{}) was refused as one logged batch ({}); writing its events, "
+								+ "then its tag rows", persistenceId, expected + 1, expected + events.size(),
+								outcome.failure().getMessage());
+						return eventsThenTags(persistenceId, expected, expected + events.size(), byPartition, tagIndex,
+								tagRows, writeTime, started);
+					}
+					return CompletableFuture.completedFuture(outcome);
+				});
 			});
 		}
-		return eventsThenTags(persistenceId, expected, byPartition, tagIndex, tagRows, writeTime);
+		return eventsThenTags(persistenceId, expected, expected + events.size(), byPartition, tagIndex, tagRows,
+				writeTime, started);
 	}
 
-	/** The weaker path: the events (one unlogged batch per partition), and only once they are written, the tag rows. */
-	private CompletionStage<RowWrites.Outcome> eventsThenTags(String persistenceId, long expected,
+	/**
+	 * The weaker path: the events (one unlogged batch per partition), and only once they are written, the tag rows.
+	 * Events written past the writer's deadline may be sealed by a reader: their tag rows are then not written
+	 * (they would be rows without events; finding 15, item 7) and the outcome is
+	 * {@link JournalWriteUncertainException#lateWrite}.
+	 */
+	private CompletionStage<RowWrites.Outcome> eventsThenTags(String persistenceId, long expected, long last,
 			Map<Long, List<BatchableStatement<?>>> byPartition, TagPartitions tagIndex, List<TagPartitions.TagRow> tagRows,
-			long writeTime) {
+			long writeTime, long started) {
 		return eventWrites(persistenceId, expected, byPartition, writeTime).run().thenCompose((written) -> {
 			if (written.failure() != null) {
 				return CompletableFuture.completedFuture(written);
+			}
+			if (pastDeadline(started)) {
+				return CompletableFuture.completedFuture(
+						new RowWrites.Outcome(lateWrite(persistenceId, expected + 1, last), true));
 			}
 			Map<String, List<TagPartitions.TagRow>> byTag = new LinkedHashMap<>();
 			for (TagPartitions.TagRow row : tagRows) {

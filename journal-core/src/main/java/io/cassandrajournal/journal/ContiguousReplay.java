@@ -1,11 +1,15 @@
 package io.cassandrajournal.journal;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
@@ -44,7 +48,8 @@ import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
  * expired ({@link HoleWait#settledUpTo}); the writer reports a batch that completes later than that as uncertain
  * ({@link AppendWriter}), so no acknowledged event is sealed. A seal that fails fails the replay, as a failed
  * read does: nothing is stepped over unsealed. With an {@code in-flight-wait} of zero nothing waits and nothing
- * is sealed (the behaviour of plain replays).
+ * is sealed (the behaviour of plain replays). A gap this journal sealed before is stepped over without writing its
+ * seal again (a bounded memo of {@value #SEALED_MEMO_SIZE} gaps).
  */
 final class ContiguousReplay {
 
@@ -61,14 +66,72 @@ final class ContiguousReplay {
 	/** The seal: a range deletion with its own write time; null with an in-flight wait of zero. */
 	private final @Nullable PreparedStatement seal;
 
+	/** The most gaps remembered as sealed by this journal ({@link #sealed}). */
+	static final int SEALED_MEMO_SIZE = 10_000;
+
+	/**
+	 * Gaps this journal has sealed, least recently met first: a replay that meets one again steps over it without
+	 * writing its seal again (the seal stays in effect; the writer never releases numbers a reader may seal). Bounded:
+	 * a forgotten gap is sealed again, which is harmless.
+	 */
+	private final Map<SealedGap, Boolean> sealed = Collections
+		.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
+			@Override
+			protected boolean removeEldestEntry(Map.Entry<SealedGap, Boolean> eldest) {
+				return size() > SEALED_MEMO_SIZE;
+			}
+		});
+
+	private record SealedGap(String persistenceId, long from, long to) {
+	}
+
 	public ContiguousReplay(CqlSession session, CassandraJournalOptions options, EventReader reader) {
 		this.session = session;
 		this.options = options;
 		this.reader = reader;
-		this.seal = options.inFlightWait().isZero() ? null
+		String unsafe = options.inFlightWait().isZero() ? null : sealUnsafe(session, options);
+		if (unsafe != null) {
+			logger.warn("Crash gaps are stepped over after the in-flight wait of {} but not sealed: {}. A logged batch "
+					+ "that lands later (from the batch log) can still appear behind a reader that stepped over it "
+					+ "(docs/reliability.md, finding 13; README, Guarantees)", options.inFlightWait(), unsafe);
+		}
+		this.seal = (options.inFlightWait().isZero() || unsafe != null) ? null
 				: new JournalStatements.Statements(session, options).write("DELETE FROM " + options.requireKeyspace()
 						+ "." + options.eventsTable() + " USING TIMESTAMP ? WHERE persistence_id = ? AND partition_nr = ? "
 						+ "AND sequence_nr >= ? AND sequence_nr <= ?");
+	}
+
+	/**
+	 * The seal's two assumptions (docs/reliability.md, finding 15, items 2 and 9): a read after the writer's deadline
+	 * sees every acknowledged write (reads and writes at overlapping consistency levels), and an append's rows carry
+	 * the client-side write time taken before its claim (so a seal with a later write time shadows them wherever they
+	 * land).
+	 * @return why sealing would be unsafe with this session and these options, naming the setting; null when both
+	 * hold
+	 */
+	static @Nullable String sealUnsafe(CqlSession session, CassandraJournalOptions options) {
+		if (!overlapping(options.consistency())) {
+			return "the consistency level " + options.consistency() + " (journal.cassandra.consistency / "
+					+ "CassandraJournalOptions.withConsistency) does not make a read see every acknowledged write; "
+					+ "use QUORUM, LOCAL_QUORUM, EACH_QUORUM or ALL";
+		}
+		if (session.getContext().getTimestampGenerator().next() == Statement.NO_DEFAULT_TIMESTAMP) {
+			return "the driver's time stamp generator (advanced.timestamp-generator) leaves write time stamps to the "
+					+ "server, so a seal cannot shadow a batch that reaches a coordinator after it; use a client-side "
+					+ "generator (the driver's default, AtomicTimestampGenerator)";
+		}
+		return null;
+	}
+
+	/**
+	 * @param level the journal's consistency level, used for every read and write
+	 * @return whether a read at it sees every write acknowledged at it, for any replication factor (in one data
+	 * centre for {@code LOCAL_QUORUM})
+	 */
+	static boolean overlapping(ConsistencyLevel level) {
+		String name = level.name();
+		return name.equals("QUORUM") || name.equals("LOCAL_QUORUM") || name.equals("EACH_QUORUM")
+				|| name.equals("ALL");
 	}
 
 	/**
@@ -117,8 +180,8 @@ final class ContiguousReplay {
 
 		private final HoleWait holes = new HoleWait(ContiguousReplay.this.options);
 
-		/** When the current round's reads started (the journal's clock, epoch millis). */
-		private long readStartedAt;
+		/** When the current round's reads started. */
+		private HoleWait.ReadStart readStart;
 
 		/** Missing numbers decided as a crash gap, to be sealed before they are stepped over. */
 		private @Nullable SequenceRange toSeal;
@@ -132,11 +195,12 @@ final class ContiguousReplay {
 			this.consumer = consumer;
 			this.next = from;
 			this.upper = to;
+			this.readStart = this.holes.readStart();
 		}
 
 		CompletionStage<ReplayResult> round() {
 			// Before the head read: the partition reads start later still, so this bounds the read's start from below.
-			this.readStartedAt = ContiguousReplay.this.options.clock().millis();
+			this.readStart = this.holes.readStart();
 			return ContiguousReplay.this.reader.headWithClaimTime(this.persistenceId).thenCompose((head) -> {
 				this.head = head.sequenceNr();
 				this.upper = Math.min(this.upper, this.head);
@@ -200,16 +264,17 @@ final class ContiguousReplay {
 		 * @return false while they are in flight
 		 */
 		private boolean settle(long to, long claimedAt) {
+			long settled = this.holes.settledUpTo(this.next, claimedAt, this.head, this.readStart);
+			if (settled < this.next) {
+				return false;
+			}
 			if (ContiguousReplay.this.seal == null) {
-				if (this.holes.inFlight(this.next, claimedAt)) {
+				// An in-flight wait of zero: stepped over at once, unsealed (settled covers the head, so all of it).
+				if (settled < to) {
 					return false;
 				}
 				stepOver(to, false);
 				return true;
-			}
-			long settled = this.holes.settledUpTo(this.next, claimedAt, this.head, this.readStartedAt);
-			if (settled < this.next) {
-				return false;
 			}
 			this.toSeal = new SequenceRange(this.next, Math.min(to, settled));
 			this.sealClaimedAt = claimedAt;
@@ -224,6 +289,11 @@ final class ContiguousReplay {
 			if (gap == null || seal == null) {
 				return CompletableFuture.completedFuture(null);
 			}
+			SealedGap key = new SealedGap(this.persistenceId, gap.from(), gap.to());
+			if (ContiguousReplay.this.sealed.get(key) != null) {
+				stepOver(gap.to(), true);
+				return CompletableFuture.completedFuture(null);
+			}
 			long writeTime = sealWriteTime(this.sealClaimedAt);
 			long partitionSize = ContiguousReplay.this.options.partitionSize();
 			List<CompletableFuture<?>> deletes = new ArrayList<>();
@@ -235,8 +305,10 @@ final class ContiguousReplay {
 					.executeAsync(seal.bind(writeTime, this.persistenceId, partition, from, to))
 					.toCompletableFuture());
 			}
-			return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new))
-				.thenRun(() -> stepOver(gap.to(), true));
+			return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new)).thenRun(() -> {
+				ContiguousReplay.this.sealed.put(key, Boolean.TRUE);
+				stepOver(gap.to(), true);
+			});
 		}
 
 		private void stepOver(long to, boolean sealed) {

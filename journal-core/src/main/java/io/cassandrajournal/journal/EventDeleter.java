@@ -39,7 +39,9 @@ import io.cassandrajournal.internal.JournalStatements;
  * yet visible may be another writer's append whose batch is still on its way; its tag rows could not be found
  * once its events are deleted. So the tag-row read checks the numbers it passes: a missing one is waited for
  * while it is in flight ({@link HoleWait}, the rule replays apply: claimed less than {@code in-flight-wait}
- * ago), re-reading from it with a short backoff, and stepped over as a crash gap after that. A partition's
+ * before the read that shows it missing started), re-reading from it with a short backoff, and stepped over as a
+ * crash gap after that. The read's start, not its answer, counts: an append acknowledged just inside its writer's
+ * deadline may land while a slow read is on its way (finding 15, item 6). A partition's
  * events are deleted only once every number of the range in it is visible or stepped over. A settled range
  * costs nothing more: the same reads, no wait. A batch that lands after its numbers were stepped over (later
  * than {@code in-flight-wait} after its claim) is shadowed in {@code events} by the range deletion (an append's
@@ -148,7 +150,13 @@ final class EventDeleter {
 		/** The head's claim time: no number up to the head was claimed later. */
 		private final long headClaimedAt;
 
+		/** The head the range was bounded by: every number of the range was claimed before the first read. */
+		private final long head;
+
 		private final HoleWait holes = new HoleWait(EventDeleter.this.options);
+
+		/** When the current round's read started: a hole is judged then, not when the answer arrived. */
+		private HoleWait.ReadStart readStart;
 
 		/** Every number below it is visible (its tag rows found) or stepped over as a crash gap. */
 		private long next;
@@ -163,12 +171,29 @@ final class EventDeleter {
 			this.upper = range.upper();
 			this.lastPartition = EventDeleter.this.reader.partitionOf(this.upper);
 			this.headClaimedAt = range.head().claimedAt();
+			this.head = range.head().sequenceNr();
+			this.readStart = this.holes.readStart();
 			this.next = range.alreadyDeleted() + 1;
 			this.eventsDeletedBelow = EventDeleter.this.reader.partitionOf(this.next);
 		}
 
 		CompletionStage<Void> start() {
+			// Before the read: a decision must rest on a read that started after the wait expired (finding 15, item 6).
+			this.readStart = this.holes.readStart();
 			return read(EventDeleter.this.reader.partitionOf(this.next));
+		}
+
+		/**
+		 * @param to the last missing number of the hole at {@link #next}
+		 * @param claimedAt no earlier than their claim
+		 * @return whether the hole is settled (then stepped over); false while it is in flight
+		 */
+		private boolean settle(long to, long claimedAt) {
+			if (this.holes.settledUpTo(this.next, claimedAt, this.head, this.readStart) < to) {
+				return false;
+			}
+			stepOver(to);
+			return true;
 		}
 
 		/** Reads one partition from {@link #next}, then goes on with the next partition, waits, or finishes. */
@@ -184,10 +209,9 @@ final class EventDeleter {
 					}
 					if (this.next <= this.upper) {
 						// Missing at the end: claimed no later than the head's updated_at.
-						if (this.holes.inFlight(this.next, this.headClaimedAt)) {
+						if (!settle(this.upper, this.headClaimedAt)) {
 							return this.holes.later(this::start);
 						}
-						stepOver(this.upper);
 					}
 					return deleteSettledEvents();
 				});
@@ -206,11 +230,10 @@ final class EventDeleter {
 					long timestamp = row.getLong("timestamp");
 					if (sequenceNr > this.next) {
 						// Missing in the middle: claimed no later than this event, stamped at its claim.
-						if (this.holes.inFlight(this.next, timestamp)) {
+						if (!settle(sequenceNr - 1, timestamp)) {
 							stopped = true;
 							break;
 						}
-						stepOver(sequenceNr - 1);
 					}
 					for (String tag : row.getSet("tags", String.class)) {
 						keys.add(new TagIndexDeletes.Key(tag, timestamp, this.persistenceId, sequenceNr));

@@ -3,6 +3,7 @@ package io.cassandrajournal.journal;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 import io.cassandrajournal.CassandraJournalOptions;
@@ -14,7 +15,8 @@ import io.cassandrajournal.CassandraJournalOptions;
  * <p>
  * A missing number is in flight while its claim is younger than {@link CassandraJournalOptions#inFlightWait()}
  * and this call first met it less than that long ago (a local bound, so a writer whose clock runs ahead cannot
- * stall the caller for longer). Waiting is re-reading after a doubling backoff (10 ms to 200 ms, restarted for
+ * stall the caller for longer). The local bound is measured on a monotonic ticker ({@link System#nanoTime}), not on
+ * the journal's clock: a step of the reader's wall clock neither ends it early nor prolongs it (finding 15, item 4). Waiting is re-reading after a doubling backoff (10 ms to 200 ms, restarted for
  * each new hole) on {@link CompletableFuture#delayedExecutor}: no thread blocks.
  */
 final class HoleWait {
@@ -25,9 +27,13 @@ final class HoleWait {
 
 	private final CassandraJournalOptions options;
 
+	/** Monotonic nanoseconds ({@link System#nanoTime} but in tests): the local bound's clock. */
+	private final LongSupplier ticker;
+
 	private long holeFrom = -1;
 
-	private long holeSeenAt;
+	/** The ticker's nanoseconds when the current hole was met (or claimed again): the local bound's start. */
+	private long holeSeenAtNanos;
 
 	/** The head known when the current hole was first met (for {@link #settledUpTo}). */
 	private long holeHead;
@@ -41,31 +47,52 @@ final class HoleWait {
 	private long backoff = FIRST_BACKOFF_MILLIS;
 
 	HoleWait(CassandraJournalOptions options) {
-		this.options = options;
+		this(options, System::nanoTime);
 	}
 
 	/**
-	 * @param missing the first missing sequence number
-	 * @param claimedAt no earlier than its claim (epoch millis of the claiming writer's clock): the time stamp of
-	 * the next visible event above it, or the head's {@code updated_at}
-	 * @return whether it is still in flight (wait and read again) rather than a crash gap (step over it)
+	 * @param options the journal's options (its clock and in-flight wait)
+	 * @param ticker monotonic nanoseconds for the local bound ({@link System#nanoTime})
 	 */
-	boolean inFlight(long missing, long claimedAt) {
-		long now = this.options.clock().millis();
+	HoleWait(CassandraJournalOptions options, LongSupplier ticker) {
+		this.options = options;
+		this.ticker = ticker;
+	}
+
+	/**
+	 * When a read starts, on both clocks: the journal's (compared with claim time stamps, which come from the
+	 * writers' clocks) and the monotonic ticker (for the local bound, so a step of the wall clock does not move it).
+	 * @param wallMillis epoch millis of the journal's clock
+	 * @param tickNanos the ticker's nanoseconds
+	 */
+	record ReadStart(long wallMillis, long tickNanos) {
+	}
+
+	/** @return now, to be taken before a read whose result {@link #settledUpTo} will judge */
+	ReadStart readStart() {
+		return new ReadStart(this.options.clock().millis(), this.ticker.getAsLong());
+	}
+
+	/** Remembers a hole met for the first time (or claimed again): the local bound starts at {@code now}. */
+	private void meet(long missing, long head, long claimedAt, ReadStart now) {
 		if (missing != this.holeFrom) {
-			this.holeFrom = missing;
-			this.holeSeenAt = now;
-			this.holeHead = Long.MAX_VALUE;
 			this.backoff = FIRST_BACKOFF_MILLIS;
 		}
-		long bound = this.options.inFlightWait().toMillis();
-		return now - claimedAt < bound && now - this.holeSeenAt < bound;
+		this.holeFrom = missing;
+		this.holeSeenAtNanos = now.tickNanos();
+		this.holeHead = head;
+		this.holeClaimedAt = claimedAt;
+	}
+
+	/** @return whether the ticker has advanced by the whole in-flight wait from the meeting of the hole to {@code at} */
+	private boolean localBoundPassed(ReadStart at) {
+		return at.tickNanos() - this.holeSeenAtNanos >= this.options.inFlightWait().toNanos();
 	}
 
 	/**
-	 * The rule for a reader that seals what it steps over ({@link ContiguousReplay}): as {@link #inFlight}, but
-	 * judged at the time the read that shows the hole <em>started</em>, so the decision rests on a read that began
-	 * after the wait expired (a writer acknowledges its batch only within {@code in-flight-wait} of taking its
+	 * The rule: a missing number is in flight while its claim is younger than {@code in-flight-wait} and this call
+	 * met it less than that long ago (the local bound), judged at the time the read that shows the hole
+	 * <em>started</em>, so the decision rests on a read that began after the wait expired (a writer acknowledges its batch only within {@code in-flight-wait} of taking its
 	 * claim's time stamp, so such a read sees every acknowledged event; docs/reliability.md, finding 13).
 	 * <p>
 	 * The wait ends by either bound: by the claim's time stamp ({@code claimedAt} bounds every number below the
@@ -73,33 +100,24 @@ final class HoleWait {
 	 * known when this call first met the hole (claimed before it was met); numbers above it are a new hole. A later
 	 * claim time for the same hole (its number released and claimed again) restarts the local bound from now.
 	 * @param missing the first missing sequence number
-	 * @param claimedAt as for {@link #inFlight}
+	 * @param claimedAt no earlier than its claim (epoch millis of the claiming writer's clock): the time stamp of
+	 * the next visible event above it, or the head's {@code updated_at}
 	 * @param head the head the read that met the hole was bounded by
-	 * @param readStartedAt when that read started (epoch millis of the journal's clock)
+	 * @param readStart when that read started ({@link #readStart})
 	 * @return the last missing number that may be sealed and stepped over now; below {@code missing} while the hole
 	 * is still in flight (wait and read again)
 	 */
-	long settledUpTo(long missing, long claimedAt, long head, long readStartedAt) {
-		long now = this.options.clock().millis();
-		if (missing != this.holeFrom) {
-			this.holeFrom = missing;
-			this.holeSeenAt = now;
-			this.holeHead = head;
-			this.holeClaimedAt = claimedAt;
-			this.backoff = FIRST_BACKOFF_MILLIS;
+	long settledUpTo(long missing, long claimedAt, long head, ReadStart readStart) {
+		if (missing != this.holeFrom || claimedAt > this.holeClaimedAt) {
+			// A later claim time for the same hole: claimed again after the hole was met (released by one writer,
+			// claimed by another); the local bound, counted from the first meeting, would let the new claim be sealed
+			// before its writer's deadline.
+			meet(missing, head, claimedAt, readStart());
 		}
-		else if (claimedAt > this.holeClaimedAt) {
-			// Claimed again after the hole was met (released by one writer, claimed by another): the local bound,
-			// counted from the first meeting, would let the new claim be sealed before its writer's deadline.
-			this.holeSeenAt = now;
-			this.holeHead = head;
-			this.holeClaimedAt = claimedAt;
-		}
-		long bound = this.options.inFlightWait().toMillis();
-		if (readStartedAt - claimedAt >= bound) {
+		if (readStart.wallMillis() - claimedAt >= this.options.inFlightWait().toMillis()) {
 			return Long.MAX_VALUE;
 		}
-		if (readStartedAt - this.holeSeenAt >= bound) {
+		if (localBoundPassed(readStart)) {
 			return this.holeHead;
 		}
 		return missing - 1;

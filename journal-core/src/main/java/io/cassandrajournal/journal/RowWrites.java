@@ -63,26 +63,6 @@ final class RowWrites {
 	record Outcome(@Nullable Throwable failure, boolean rowsMayExist) {
 	}
 
-	/**
-	 * For a write whose rows are sent only after a preparatory write (the bucketed tag layout's bucket list row):
-	 * that write failed, so this attempt's rows were never sent, whatever its failure says of its own row.
-	 * @param preparatory the preparatory write's failure
-	 * @return the failure to complete the attempt with: retried as the preparatory failure is, and never counted
-	 * as "rows may exist"
-	 */
-	static RuntimeException notSent(Throwable preparatory) {
-		return new NotSent(Errors.unwrap(preparatory));
-	}
-
-	/** An attempt that failed before its rows were sent; its cause is what failed. */
-	private static final class NotSent extends RuntimeException {
-
-		NotSent(Throwable cause) {
-			super("not sent: a write it depends on failed first", cause, false, false);
-		}
-
-	}
-
 	private static final class Write {
 
 		final boolean keyedBySequenceNr;
@@ -113,21 +93,14 @@ final class RowWrites {
 					this.failure = null;
 					return CompletableFuture.<Void>completedFuture(null);
 				}
-				Throwable failed = error;
-				if (Errors.unwrap(error) instanceof NotSent notSent) {
-					// This attempt's rows were never sent: what failed is a write before them.
-					failed = notSent.getCause();
-				}
-				else {
-					this.mayHaveApplied |= !WriteOutcome.certainlyNotApplied(error);
-				}
-				if (attempt < ATTEMPTS && WriteOutcome.retryable(failed)) {
+				this.mayHaveApplied |= !WriteOutcome.certainlyNotApplied(error);
+				if (attempt < ATTEMPTS && WriteOutcome.retryable(error)) {
 					long pause = FIRST_BACKOFF.toMillis() << (attempt - 1);
 					return CompletableFuture.runAsync(() -> {
 					}, CompletableFuture.delayedExecutor(pause, TimeUnit.MILLISECONDS))
 						.thenCompose((ignored) -> attempt(attempt + 1));
 				}
-				this.failure = Errors.unwrap(failed);
+				this.failure = Errors.unwrap(error);
 				return CompletableFuture.<Void>completedFuture(null);
 			}).thenCompose((next) -> next);
 		}

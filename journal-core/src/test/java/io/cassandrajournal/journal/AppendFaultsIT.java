@@ -163,6 +163,27 @@ class AppendFaultsIT {
 	}
 
 	/**
+	 * Review of finding 13, item 3: a release sent so close to the writer's deadline that it may apply after it
+	 * (within its request timeout) could land while a reader seals the numbers, and the next append would reuse
+	 * them under the seal. Such a release is not sent: the claim is kept and the append reported uncertain.
+	 */
+	@Test
+	void aReleaseThatCouldApplyAfterTheDeadlineIsNotSentAndTheClaimIsKept() {
+		CassandraJournalOptions tight = this.options.withInFlightWait(Duration.ofSeconds(5))
+			.withRequestTimeout(Duration.ofSeconds(10));
+		FaultInjectingSession faults = new FaultInjectingSession(this.session);
+		CassandraJournal journal = CassandraJournal.create(faults.session(), tight, new JacksonEventSerializer());
+		String id = newId();
+		result(journal.append(id, 0, List.of(EventToAppend.of(new Opened(), "t"))));
+
+		faults.failBeforeSending(writesTo("events"), Integer.MAX_VALUE);
+		assertThatExceptionOfType(JournalWriteUncertainException.class)
+			.isThrownBy(() -> result(journal.append(id, 1, List.of(EventToAppend.of(new Deposited(1))))))
+			.satisfies((ex) -> assertThat(ex.firstSequenceNr()).isEqualTo(2));
+		assertThat(result(journal.highestSequenceNr(id))).as("the claim is kept, not released").isEqualTo(2);
+	}
+
+	/**
 	 * Found by the fault run with node faults (docs/reliability.md, finding 4): the node stopped after a claim, so
 	 * every write failed before sending and the release failed too. The claim holds, nothing is written, and the
 	 * caller was told a plain JournalUnavailableException (which it may read as "retry is safe") without the range

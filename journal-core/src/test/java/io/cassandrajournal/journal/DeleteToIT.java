@@ -337,4 +337,38 @@ class DeleteToIT {
 		assertThat(result(journal.checkConsistency(id)).hasGap()).isFalse();
 	}
 
+	/**
+	 * Finding 15, item 6: {@code deleteTo} judged a missing number by the time after its read returned, not when the
+	 * read started. A's append of 2 is claimed and its batch held 1.5 s against a 3 s wait (acknowledged within its
+	 * deadline). A delete meets 2 missing, waits, and its next read starts before A's batch lands but answers after
+	 * the wait (held 3.5 s): judged at the answer, 2 was stepped over and its events deleted while its tag row,
+	 * never read, stayed. Judged at the read's start, 2 is still in flight; the delete reads again and finds it.
+	 */
+	@Test
+	void aDeleteWhoseReadStartedInsideTheWaitDoesNotStepOverAnAppendAcknowledgedInTime() {
+		CassandraJournalOptions wait = this.options.withInFlightWait(Duration.ofSeconds(3));
+		FaultInjectingSession slowWriter = new FaultInjectingSession(session());
+		FaultInjectingSession slowReads = new FaultInjectingSession(session());
+		CassandraJournal a = CassandraJournal.create(slowWriter.session(), wait, new JacksonEventSerializer());
+		CassandraJournal b = CassandraJournal.create(session(), wait, new JacksonEventSerializer());
+		CassandraJournal deleter = CassandraJournal.create(slowReads.session(), wait, new JacksonEventSerializer());
+		String tag = "slow-read-" + System.nanoTime();
+		String id = newId();
+		result(b.append(id, 0, deposits(1, tag)));
+		slowWriter.delayBatches(Duration.ofMillis(1500));
+		CompletionStage<AppendResult> inTime = a.append(id, 1, deposits(1, tag));
+		// Bound: A's claim is one Paxos round, not delayed.
+		await().alias("A's claim of 2").atMost(Duration.ofSeconds(10)).until(() -> result(b.highestSequenceNr(id)) == 2);
+		// The delete's first tag-row read meets 2 missing; its second is answered late.
+		slowReads.delayAnswerOnce(FaultInjectingSession.cqlContaining("SELECT sequence_nr, timestamp, tags FROM"), 1,
+				Duration.ofMillis(3500));
+
+		result(deleter.deleteTo(id, 2), Duration.ofSeconds(20));
+		assertThat(result(inTime, Duration.ofSeconds(20)).lastSequenceNr()).as("A's append, acknowledged in time")
+			.isEqualTo(2);
+		assertThat(replayed(b, id)).isEmpty();
+		CassandraReadJournal query = CassandraReadJournal.create(b, session(), wait, new JacksonEventSerializer());
+		assertThat(current(query, TagFilter.tag(tag))).as("no tag row left without its event").isEmpty();
+	}
+
 }

@@ -1,5 +1,8 @@
 package io.cassandrajournal.journal;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -7,8 +10,14 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
+import com.datastax.oss.driver.api.core.context.DriverContext;
+import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.cql.Statement;
+import com.datastax.oss.driver.api.core.time.TimestampGenerator;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -183,6 +192,158 @@ class LateBatchSealIT {
 		Replayed replayed = result(replay(journal, id), Duration.ofSeconds(10));
 		assertThat(replayed.sequenceNrs()).containsExactly(1L, 3L);
 		assertThat(replayed.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
+	}
+
+	/**
+	 * Finding 15, item 7: an append too large for one logged batch writes its events, then its tag rows. When the
+	 * events complete past the writer's deadline a reader may have sealed them: tag rows written then would sit in
+	 * the tag index without their events. The events of a 60 KB append are held 2.5 s against a 1 s wait: the
+	 * append is reported uncertain and writes no tag row.
+	 */
+	@Test
+	void aLargeAppendWhoseEventsCompletedPastTheDeadlineWritesNoTagRows() {
+		CassandraJournalOptions shortWait = this.options.withInFlightWait(Duration.ofSeconds(1));
+		FaultInjectingSession slow = new FaultInjectingSession(session());
+		CassandraJournal a = CassandraJournal.create(slow.session(), shortWait, new JacksonEventSerializer());
+		String id = newId();
+		String tag = "late-large-" + System.nanoTime();
+		slow.delayMatching(FaultInjectingSession.writesTo(shortWait.eventsTable()), Duration.ofMillis(2500));
+
+		Throwable failure = outcome(
+				a.append(id, 0, List.of(EventToAppend.of(new AtomicAppendIT.Note("y".repeat(60_000)), tag))));
+		slow.heal();
+
+		assertThat(failure).as("the events completed after the in-flight wait: not a success")
+			.isInstanceOf(JournalWriteUncertainException.class);
+		assertThat(tagRows(shortWait, id)).as("no tag row after events that may be sealed").isEmpty();
+	}
+
+	/**
+	 * A replay that meets an old crash gap seals it; a repeated replay by the same journal does not write the seal
+	 * again (a bounded memo of sealed ranges per journal). Three replays, one seal write.
+	 */
+	@Test
+	void aRepeatedReplayOverAnOldCrashGapWritesItsSealOnce() {
+		CassandraJournalOptions shortWait = this.options.withInFlightWait(Duration.ofSeconds(1));
+		String id = oldCrashGap(shortWait);
+		AtomicInteger seals = new AtomicInteger();
+		CqlSession counting = countingSeals(shortWait, seals, false);
+		CassandraJournal reader = CassandraJournal.create(counting, shortWait, new JacksonEventSerializer());
+		for (int i = 0; i < 3; i++) {
+			Replayed replayed = result(replay(reader, id), Duration.ofSeconds(10));
+			assertThat(replayed.sequenceNrs()).containsExactly(1L, 3L);
+			assertThat(replayed.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
+		}
+		assertThat(seals.get()).as("seal writes over three replays").isEqualTo(1);
+	}
+
+	/** @return an entity with an old crash gap at 2 (1 and 3 written; the append of 2 died after its claim) */
+	private String oldCrashGap(CassandraJournalOptions options) {
+		FaultInjectingSession faults = new FaultInjectingSession(session());
+		CassandraJournal writer = CassandraJournal.create(faults.session(), options, new JacksonEventSerializer());
+		String id = newId();
+		result(writer.append(id, 0, deposit(1)));
+		faults.failEverythingButTheClaim();
+		assertThatExceptionOfType(JournalUnavailableException.class)
+			.isThrownBy(() -> result(writer.append(id, 1, deposit(2))));
+		faults.heal();
+		result(writer.append(id, 2, deposit(3)));
+		return id;
+	}
+
+	/**
+	 * @param seals counts the seal writes executed through the session
+	 * @param serverSideTimestamps whether the session's time stamp generator leaves time stamps to the server (as
+	 * the driver's {@code ServerSideTimestampGenerator} does)
+	 * @return the test keyspace's session, counting seal writes
+	 */
+	private CqlSession countingSeals(CassandraJournalOptions options, AtomicInteger seals, boolean serverSideTimestamps) {
+		String seal = "DELETE FROM " + this.keyspace.name() + "." + options.eventsTable() + " USING TIMESTAMP";
+		TimestampGenerator serverSide = new TimestampGenerator() {
+			@Override
+			public long next() {
+				return Statement.NO_DEFAULT_TIMESTAMP;
+			}
+
+			@Override
+			public void close() {
+			}
+		};
+		DriverContext context = session().getContext();
+		DriverContext contextView = (DriverContext) Proxy.newProxyInstance(DriverContext.class.getClassLoader(),
+				new Class<?>[] { DriverContext.class }, (proxy, method, args) -> {
+					if (serverSideTimestamps && method.getName().equals("getTimestampGenerator")) {
+						return serverSide;
+					}
+					return invoke(context, method, args);
+				});
+		return (CqlSession) Proxy.newProxyInstance(CqlSession.class.getClassLoader(), new Class<?>[] { CqlSession.class },
+				(proxy, method, args) -> {
+					if (method.getName().equals("getContext")) {
+						return contextView;
+					}
+					if (method.getName().startsWith("execute") && args != null && args.length == 1
+							&& args[0] instanceof Statement<?> statement
+							&& FaultInjectingSession.cql(statement).startsWith(seal)) {
+						seals.incrementAndGet();
+					}
+					return invoke(session(), method, args);
+				});
+	}
+
+	private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+		try {
+			return method.invoke(target, args);
+		}
+		catch (InvocationTargetException ex) {
+			throw ex.getCause();
+		}
+	}
+
+	/**
+	 * Finding 15, item 2: the seal assumes a reader sees every acknowledged write. With reads and writes at
+	 * {@code ONE} it need not, so the reader does not seal: it steps over the gap after the wait, unsealed, as
+	 * before the seal existed.
+	 */
+	@Test
+	void withConsistencyLevelsThatDoNotOverlapAGapIsSteppedOverUnsealed() {
+		CassandraJournalOptions one = this.options.withInFlightWait(Duration.ofSeconds(1))
+			.withConsistency(DefaultConsistencyLevel.ONE);
+		String id = oldCrashGap(one);
+		AtomicInteger seals = new AtomicInteger();
+		CassandraJournal reader = CassandraJournal.create(countingSeals(one, seals, false), one,
+				new JacksonEventSerializer());
+		Replayed replayed = result(replay(reader, id), Duration.ofSeconds(10));
+		assertThat(replayed.sequenceNrs()).containsExactly(1L, 3L);
+		assertThat(replayed.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
+		assertThat(seals.get()).as("seal writes at ONE").isZero();
+	}
+
+	/**
+	 * Finding 15, item 9: with server-side time stamps the seal cannot shadow a batch that reaches the coordinator
+	 * after it. The journal detects a time stamp generator that returns none and does not seal.
+	 */
+	@Test
+	void withServerSideTimestampsAGapIsSteppedOverUnsealed() {
+		CassandraJournalOptions shortWait = this.options.withInFlightWait(Duration.ofSeconds(1));
+		String id = oldCrashGap(shortWait);
+		AtomicInteger seals = new AtomicInteger();
+		CassandraJournal reader = CassandraJournal.create(countingSeals(shortWait, seals, true), shortWait,
+				new JacksonEventSerializer());
+		Replayed replayed = result(replay(reader, id), Duration.ofSeconds(10));
+		assertThat(replayed.sequenceNrs()).containsExactly(1L, 3L);
+		assertThat(replayed.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
+		assertThat(seals.get()).as("seal writes with server-side time stamps").isZero();
+	}
+
+	/** @return the persistenceId's rows in the tag index, as tag#sequenceNr */
+	private List<String> tagRows(CassandraJournalOptions options, String persistenceId) {
+		List<String> rows = new ArrayList<>();
+		for (Row row : session().execute("SELECT tag, sequence_nr FROM " + options.requireKeyspace() + "."
+				+ options.tagIndexDataTable() + " WHERE persistence_id = ? ALLOW FILTERING", persistenceId)) {
+			rows.add(row.getString("tag") + "#" + row.getLong("sequence_nr"));
+		}
+		return rows;
 	}
 
 }

@@ -149,6 +149,22 @@ public final class FaultInjectingSession {
 
 	private volatile Predicate<Statement<?>> delayed = (s) -> false;
 
+	/**
+	 * Executes the next statement matching {@code which} (after {@code passing} matching ones went through) on the
+	 * node at once, and holds its answer for {@code delay}: a read that started early and whose result arrives
+	 * late (a slow response), once.
+	 * @param which the statements to consider
+	 * @param passing matching statements to let through first
+	 * @param delay how long the answer is held
+	 */
+	public void delayAnswerOnce(Predicate<Statement<?>> which, int passing, java.time.Duration delay) {
+		AtomicInteger seen = new AtomicInteger();
+		this.staged.add(new StagedFault(which.and((s) -> seen.getAndIncrement() >= passing), new AtomicInteger(1),
+				() -> CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(delay.toMillis(),
+						java.util.concurrent.TimeUnit.MILLISECONDS)),
+				null));
+	}
+
 	private volatile long delayMillis;
 
 	public void heal() {
@@ -352,8 +368,10 @@ public final class FaultInjectingSession {
 	/** Faults that apply a statement, let something else happen, then fail it: tried before the counted ones. */
 	private final List<StagedFault> staged = new CopyOnWriteArrayList<>();
 
+	/** A null failure: the statement's own answer, held until {@code meanwhile} completes. */
 	private record StagedFault(Predicate<Statement<?>> which, AtomicInteger remaining,
-			Supplier<? extends CompletionStage<?>> meanwhile, Function<Statement<?>, ? extends RuntimeException> failure) {
+			Supplier<? extends CompletionStage<?>> meanwhile,
+			@org.jspecify.annotations.Nullable Function<Statement<?>, ? extends RuntimeException> failure) {
 	}
 
 	/**
@@ -398,6 +416,11 @@ public final class FaultInjectingSession {
 		for (StagedFault fault : this.staged) {
 			if (fault.which().test(statement) && fault.remaining().getAndUpdate((n) -> Math.max(0, n - 1)) > 0) {
 				this.injected.incrementAndGet();
+				if (fault.failure() == null) {
+					// Answered late, not failed.
+					return this.delegate.executeAsync(statement)
+						.thenCompose((answer) -> fault.meanwhile().get().thenApply((ignored) -> answer));
+				}
 				return this.delegate.executeAsync(statement)
 					.thenCompose((applied) -> fault.meanwhile().get().thenApply((done) -> (Object) done))
 					.handle((ignored, error) -> {
