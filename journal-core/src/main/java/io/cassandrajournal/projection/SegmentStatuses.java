@@ -55,7 +55,7 @@ final class SegmentStatuses {
 
 	}
 
-	/** The lease rows of the last read, by segment, and when it completed. */
+	/** Lease rows by segment, and when the read that returned them completed. */
 	private record Observed(Map<String, Lease> rows, long atNanos) {
 	}
 
@@ -170,11 +170,11 @@ final class SegmentStatuses {
 		});
 	}
 
-	private CompletionStage<Map<String, Lease>> rows(SegmentOwnership.Context context) {
+	private CompletionStage<Observed> rows(SegmentOwnership.Context context) {
 		Observed last = this.observed;
 		long now = context.nanoClock().getAsLong();
 		if (last != null && now - last.atNanos() <= context.settings().renewInterval().multipliedBy(2).toNanos()) {
-			return CompletableFuture.completedFuture(last.rows());
+			return CompletableFuture.completedFuture(last);
 		}
 		return context.leases()
 			.watch(this.projection, this.segments.stream().map((s) -> s.range.key()).toList())
@@ -183,11 +183,17 @@ final class SegmentStatuses {
 				// (the projection not started here), every read queries.
 				long read = context.nanoClock().getAsLong();
 				rows.forEach((key, row) -> see(key, row, read));
-				return rows;
+				return new Observed(rows, read);
 			});
 	}
 
-	private List<SegmentStatus> statuses(SegmentOwnership.Context context, Map<String, Lease> rows) {
+	/**
+	 * @param read the rows, and when they were read: whether an owner's lease lapsed is judged as of then (as a
+	 * contender's {@link LeaseWatch} would have judged it), so rows up to two renewal intervals old never make a
+	 * live owner's segment look ownerless; how long a segment has been ownerless is counted up to now
+	 */
+	private List<SegmentStatus> statuses(SegmentOwnership.Context context, Observed read) {
+		Map<String, Lease> rows = read.rows();
 		long now = context.nanoClock().getAsLong();
 		List<SegmentStatus> result = new ArrayList<>(this.segments.size());
 		for (SegmentedProjection.Segment segment : this.segments) {
@@ -199,7 +205,7 @@ final class SegmentStatuses {
 			else {
 				result.add(new SegmentStatus(here.range(), (row != null) ? row.owner() : null,
 						(row != null) ? row.epoch() : 0, false, here.cursor(), here.status(),
-						ownerlessFor(here.range(), row, now, context.settings().leaseTimeout())));
+						ownerlessFor(here.range(), row, read.atNanos(), now, context.settings().leaseTimeout())));
 			}
 		}
 		return result;
@@ -209,13 +215,14 @@ final class SegmentStatuses {
 	 * @return how long the segment has gone without a live owner (see the class comment); {@code null} while its
 	 * row names an owner whose heartbeat changed within the lease timeout
 	 */
-	private @Nullable Duration ownerlessFor(String key, @Nullable Lease row, long now, Duration timeout) {
-		Seen current = see(key, row, now);
+	private @Nullable Duration ownerlessFor(String key, @Nullable Lease row, long readAt, long now, Duration timeout) {
+		Seen current = see(key, row, readAt);
 		Duration silent = Duration.ofNanos(Math.max(0, now - current.sinceNanos()));
 		if (current.owner() == null) {
 			return silent;
 		}
-		return (silent.compareTo(timeout) >= 0) ? silent : null;
+		boolean lapsed = readAt - current.sinceNanos() >= timeout.toNanos();
+		return lapsed ? silent : null;
 	}
 
 }
