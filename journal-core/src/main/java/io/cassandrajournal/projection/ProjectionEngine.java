@@ -17,6 +17,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -184,12 +186,23 @@ public final class ProjectionEngine implements AutoCloseable {
 						this.serializer, metrics, this.retries, this.executor, this.clock);
 				// Each segment parks and redelivers its own entities' dead letters, whoever runs the others.
 				return sliced ? runner.onlyEntities(segment.range::contains) : runner;
-			}, this.offsets, this.sharing);
+			}, this.offsets, this.sharing, counts(sources));
 		}
 		if (this.runners.putIfAbsent(projection.id(), control) != null) {
 			throw new IllegalArgumentException("a projection " + projection.id() + " is already registered");
 		}
 		return control;
+	}
+
+	/**
+	 * Counts the events after any cursor with one source of the projection, made at the first count (a tag feed
+	 * or entity stream that is only asked to count, never polled, so it holds nothing).
+	 */
+	private static BiFunction<TagOffset, Integer, CompletionStage<Long>> counts(
+			Function<TagOffset, ProjectionSource> sources) {
+		AtomicReference<ProjectionSource> source = new AtomicReference<>();
+		return (cursor, limit) -> source.updateAndGet((s) -> (s != null) ? s : sources.apply(TagOffset.START))
+			.eventsAfter(cursor, limit);
 	}
 
 	private static Function<TagOffset, ProjectionSource> sliced(SliceRange range,
@@ -284,10 +297,12 @@ public final class ProjectionEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Like {@link #segments(String)}, and with sharing also reads every segment's lease row and stored cursor (one
-	 * query for the rows, one read per segment not run here), so it shows which instance owns each segment and
-	 * counts how long a segment has been without an owner ({@link SegmentStatus#ownerlessFor()}) from one call to
-	 * the next.
+	 * Like {@link #segments(String)}, and with sharing also reads every segment's lease row (one query for all),
+	 * and for each segment not run here its stored cursor and the events after it
+	 * ({@link SegmentStatus#lagEvents()}; two reads per such segment, at most 8 in flight), so it shows which
+	 * instance owns each segment, where each stands and how far behind, and counts how long a segment has been
+	 * without an owner ({@link SegmentStatus#ownerlessFor()}) from one call to the next. For an endpoint; a health
+	 * check wants {@link #readSegmentOwners(String)}.
 	 * @param name a projection name
 	 * @return its segments, lowest range first; empty if no projection has that name
 	 */
@@ -295,6 +310,23 @@ public final class ProjectionEngine implements AutoCloseable {
 		ProjectionControl control = projection(name).orElse(null);
 		if (control instanceof SegmentedProjection<?> segmented) {
 			return segmented.readSegmentStatus();
+		}
+		return CompletableFuture.completedFuture((control != null) ? segmentsOf(control) : List.of());
+	}
+
+	/**
+	 * Like {@link #readSegments(String)} without the stored cursors and lag of the segments run elsewhere (their
+	 * {@code cursor} and {@code lagEvents} are {@code null}): with sharing, the owners from the lease rows and
+	 * {@link SegmentStatus#ownerlessFor()}, at the cost of at most one query, and none while this instance's lease
+	 * loop has read the rows within the last two renewal intervals (it reads them every renewal interval while the
+	 * projection is started here). For health checks.
+	 * @param name a projection name
+	 * @return its segments, lowest range first; empty if no projection has that name
+	 */
+	public CompletionStage<List<SegmentStatus>> readSegmentOwners(String name) {
+		ProjectionControl control = projection(name).orElse(null);
+		if (control instanceof SegmentedProjection<?> segmented) {
+			return segmented.readSegmentOwners();
 		}
 		return CompletableFuture.completedFuture((control != null) ? segmentsOf(control) : List.of());
 	}

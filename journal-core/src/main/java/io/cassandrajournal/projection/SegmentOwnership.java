@@ -15,6 +15,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -87,6 +88,9 @@ final class SegmentOwnership {
 
 	private final Map<SegmentedProjection.Segment, LeaseWatch> watches = new HashMap<>();
 
+	/** Told of every round's lease rows (the status view counts ownerless segments from them). */
+	private final BiConsumer<Map<String, Lease>, Long> rowsRead;
+
 	private final Map<SegmentedProjection.Segment, CompletableFuture<Void>> handingOver = new HashMap<>();
 
 	/** The terms whose renewal is in flight (touched by the renewal thread and the driver's threads). */
@@ -99,8 +103,10 @@ final class SegmentOwnership {
 	private volatile boolean active;
 
 	SegmentOwnership(String projection, List<SegmentedProjection.Segment> segments, Context context, Starter starter,
-			BiFunction<SegmentedProjection.Segment, DurableStateOffsetStore, CompletionStage<TagOffset>> initial) {
+			BiFunction<SegmentedProjection.Segment, DurableStateOffsetStore, CompletionStage<TagOffset>> initial,
+			BiConsumer<Map<String, Lease>, Long> rowsRead) {
 		this.projection = projection;
+		this.rowsRead = rowsRead;
 		this.segments = segments;
 		this.context = context;
 		this.starter = starter;
@@ -298,6 +304,7 @@ final class SegmentOwnership {
 			Map<String, Lease> rows = join(this.context.leases().watch(this.projection,
 					this.segments.stream().map((s) -> s.range.key()).toList()));
 			long now = this.context.nanoClock().getAsLong();
+			this.rowsRead.accept(rows, now);
 			List<SegmentedProjection.Segment> unheld = this.segments.stream().filter((s) -> s.term == null).toList();
 			for (SegmentedProjection.Segment segment : unheld) {
 				this.watches.computeIfAbsent(segment, (s) -> new LeaseWatch(this.timeout))

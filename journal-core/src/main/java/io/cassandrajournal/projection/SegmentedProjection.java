@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
@@ -71,8 +72,16 @@ final class SegmentedProjection<E> implements ProjectionControl {
 
 	private volatile boolean started;
 
+	/**
+	 * @param projection the projection
+	 * @param runners makes the runner of one segment
+	 * @param offsets the cursors
+	 * @param sharing with sharing, its context; {@code null} without
+	 * @param counts counts the events after a cursor in the projection's whole source (the lag of the segments run
+	 * elsewhere, {@link ProjectionEngine#readSegments})
+	 */
 	SegmentedProjection(Projection<E> projection, Runners<E> runners, OffsetStore offsets,
-			SegmentOwnership.@Nullable Context sharing) {
+			SegmentOwnership.@Nullable Context sharing, BiFunction<TagOffset, Integer, CompletionStage<Long>> counts) {
 		this.projection = projection;
 		this.runners = runners;
 		this.offsets = offsets;
@@ -83,9 +92,9 @@ final class SegmentedProjection<E> implements ProjectionControl {
 		// A by-tag projection's segments start from the cursors of another number of segments when they have none
 		// (the count was changed); a by-persistenceId projection has one segment.
 		this.layouts = (projection.persistenceId() == null) ? new SegmentLayouts(projection.id(), count) : null;
+		this.statuses = new SegmentStatuses(projection.name(), this.segments, sharing, counts);
 		this.ownership = (sharing != null) ? new SegmentOwnership(projection.name(), this.segments, sharing, this::run,
-				this::inherited) : null;
-		this.statuses = new SegmentStatuses(projection.name(), this.segments, sharing);
+				this::inherited, this.statuses::observe) : null;
 	}
 
 	/** Starts a runner for a segment this instance now runs (under its lease term, when shared). */
@@ -117,9 +126,14 @@ final class SegmentedProjection<E> implements ProjectionControl {
 		return this.statuses.local();
 	}
 
-	/** @return each segment with its lease row and stored cursor (see {@link ProjectionEngine#readSegments}) */
+	/** @return each segment with its lease row, stored cursor and lag (see {@link ProjectionEngine#readSegments}) */
 	CompletionStage<List<SegmentStatus>> readSegmentStatus() {
 		return this.statuses.read();
+	}
+
+	/** @return each segment with its owner (see {@link ProjectionEngine#readSegmentOwners}) */
+	CompletionStage<List<SegmentStatus>> readSegmentOwners() {
+		return this.statuses.readOwners();
 	}
 
 	@Override

@@ -37,8 +37,11 @@ public final class ProjectionViews {
 
 	/**
 	 * @param segment one segment of a projection
-	 * @return its JSON-friendly view: range, owner, epoch, whether it runs here, cursor, and while it runs here its
-	 * state and lag; {@code ownerlessForMillis} while no instance holds it
+	 * @return its JSON-friendly view: range, owner, epoch, whether it runs here, cursor, {@code lagEvents} (see
+	 * {@link SegmentStatus#lagEvents()}) with {@code lagFrom} saying where it comes from ({@code runner}: the owner
+	 * here counts it while running; {@code storedCursor}: counted on this request from the cursor stored in
+	 * Cassandra; absent when not counted), and while it runs here its state, events handled and lag in time;
+	 * {@code ownerlessForMillis} while no instance holds it
 	 */
 	public static Map<String, Object> segment(SegmentStatus segment) {
 		Map<String, Object> view = new LinkedHashMap<>();
@@ -49,11 +52,14 @@ public final class ProjectionViews {
 		TagOffset cursor = segment.cursor();
 		view.put("cursor", (cursor != null) ? offset(cursor) : null);
 		ProjectionStatus status = segment.status();
+		view.put("lagEvents", segment.lagEvents());
+		if (segment.lagEvents() != null) {
+			view.put("lagFrom", (status != null) ? "runner" : "storedCursor");
+		}
 		if (status != null) {
 			view.put("state", status.state().name());
 			view.put("eventsHandled", status.eventsHandled());
 			view.put("lagMillis", status.lag().toMillis());
-			view.put("lagEvents", status.lagEvents());
 		}
 		if (segment.ownerlessFor() != null) {
 			view.put("ownerlessForMillis", segment.ownerlessFor().toMillis());

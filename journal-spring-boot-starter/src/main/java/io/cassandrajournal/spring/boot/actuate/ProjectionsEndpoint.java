@@ -1,8 +1,11 @@
 package io.cassandrajournal.spring.boot.actuate;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +19,7 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
+import io.cassandrajournal.projection.DeadLetter;
 import io.cassandrajournal.projection.ProjectionControl;
 import io.cassandrajournal.projection.ProjectionEngine;
 import io.cassandrajournal.projection.SegmentStatus;
@@ -24,8 +28,10 @@ import io.cassandrajournal.query.TagOffset;
 /**
  * The {@code projections} actuator endpoint. Reads list every projection's state, cursor, lag, last error and
  * (for one projection) its dead letters, and each projection's segments ({@code segments}: range, owning instance,
- * lease epoch, cursor, and lag where it runs here); with sharing, the lease rows and cursors of segments other
- * instances run are read from Cassandra on each request. Writes steer a projection:
+ * lease epoch, cursor and lag; see {@link ProjectionViews#segment}); with sharing, the lease rows, stored cursors and
+ * lag of the segments other instances run are read from Cassandra on each request
+ * ({@link ProjectionEngine#readSegments}), so every instance shows every segment. A part that Cassandra does not
+ * answer within 10 s ({@code segmentsError}, {@code deadLettersError}) does not fail the request. Writes steer a projection:
  * {@code POST /actuator/projections/{name}/{action}} with action {@code pause}, {@code resume},
  * {@code start}, {@code stop}, {@code reset} (optional body: {@code {"fromTimestamp": ..}} for a by-tag
  * projection, {@code {"fromSequenceNr": ..}} for a by-persistenceId one; otherwise from the beginning),
@@ -38,6 +44,9 @@ import io.cassandrajournal.query.TagOffset;
 @Endpoint(id = "projections", defaultAccess = Access.READ_ONLY)
 public class ProjectionsEndpoint {
 
+	/** How long a read waits for Cassandra (lease rows, cursors, dead letters) before answering without. */
+	private static final Duration READ_TIMEOUT = Duration.ofSeconds(10);
+
 	private final ProjectionEngine engine;
 
 	public ProjectionsEndpoint(ProjectionEngine engine) {
@@ -46,17 +55,28 @@ public class ProjectionsEndpoint {
 
 	@ReadOperation
 	public Map<String, Object> projections() {
+		List<ProjectionControl> controls = this.engine.projections();
+		// Every projection's segments are read at once, and waited for together (10 s at most).
+		List<CompletableFuture<List<SegmentStatus>>> reads = controls.stream()
+			.map((control) -> this.engine.readSegments(control.id().name()).toCompletableFuture())
+			.toList();
+		long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
+		List<Map<String, Object>> views = new ArrayList<>();
+		for (int i = 0; i < controls.size(); i++) {
+			views.add(view(controls.get(i), reads.get(i), deadline));
+		}
 		Map<String, Object> body = new LinkedHashMap<>();
-		body.put("projections", this.engine.projections().stream().map(this::view).toList());
+		body.put("projections", views);
 		return body;
 	}
 
-	private Map<String, Object> view(ProjectionControl control) {
+	private Map<String, Object> view(ProjectionControl control, CompletableFuture<List<SegmentStatus>> read,
+			long deadline) {
 		Map<String, Object> view = ProjectionViews.status(control.status());
 		String name = control.id().name();
 		List<SegmentStatus> segments;
 		try {
-			segments = this.engine.readSegments(name).toCompletableFuture().get(10, TimeUnit.SECONDS);
+			segments = read.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -65,20 +85,50 @@ public class ProjectionsEndpoint {
 		catch (ExecutionException | TimeoutException ex) {
 			// Cassandra did not answer: what this instance holds, and why the rest is missing.
 			segments = this.engine.segments(name);
-			view.put("segmentsError", "reading the lease rows failed: " + ((ex.getCause() != null) ? ex.getCause() : ex));
+			view.put("segmentsError", "reading the lease rows and cursors failed: "
+					+ ((ex.getCause() != null) ? ex.getCause() : ex));
 		}
 		view.put("segments", segments.stream().map(ProjectionViews::segment).toList());
 		return view;
 	}
 
+	/**
+	 * One projection with its segments and its first 100 dead letters. A part that cannot be read does not fail
+	 * the request: the state is answered with {@code segmentsError} or {@code deadLettersError} (and
+	 * {@code deadLetters} {@code null}) saying what failed.
+	 * @param name the projection
+	 * @return its view, {@code null} (404) for an unknown name
+	 */
 	@ReadOperation
 	public @Nullable Map<String, Object> projection(@Selector String name) {
 		ProjectionControl control = this.engine.projection(name).orElse(null);
 		if (control == null) {
 			return null;
 		}
-		Map<String, Object> body = view(control);
-		body.put("deadLetters", join(control.deadLetters(100)).stream().map(ProjectionViews::deadLetter).toList());
+		CompletableFuture<List<DeadLetter>> letters;
+		try {
+			letters = control.deadLetters(100).toCompletableFuture();
+		}
+		catch (RuntimeException ex) {
+			letters = CompletableFuture.failedFuture(ex);
+		}
+		long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
+		Map<String, Object> body = view(control, this.engine.readSegments(name).toCompletableFuture(), deadline);
+		try {
+			body.put("deadLetters", letters.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+				.stream().map(ProjectionViews::deadLetter).toList());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			body.put("deadLetters", null);
+			body.put("deadLettersError", "interrupted while reading the dead letters");
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			body.put("deadLetters", null);
+			body.put("deadLettersError", "reading the dead letters failed: "
+					+ ((ex instanceof TimeoutException) ? "no answer within " + READ_TIMEOUT.toSeconds() + " s"
+							: String.valueOf(ex.getCause())));
+		}
 		return body;
 	}
 

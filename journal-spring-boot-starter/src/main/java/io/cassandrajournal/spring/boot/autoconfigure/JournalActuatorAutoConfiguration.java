@@ -3,6 +3,7 @@ package io.cassandrajournal.spring.boot.autoconfigure;
 import java.util.EnumSet;
 import java.util.Set;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -15,12 +16,16 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.cassandrajournal.projection.ProjectionEngine;
+import io.cassandrajournal.projection.ProjectionSharing;
 import io.cassandrajournal.projection.ProjectionState;
 import io.cassandrajournal.spring.boot.actuate.ProjectionsEndpoint;
 import io.cassandrajournal.spring.boot.health.ProjectionsHealthIndicator;
 
 /**
- * The {@code projections} actuator endpoint and the {@code projections} health contributor.
+ * The {@code projections} actuator endpoint and the {@code projections} health contributor. The health reports
+ * ownerless segments with the lease timeout of the {@link ProjectionSharing} bean (the one the engine shares
+ * through), whether it came from the {@code journal.cassandra.projections.sharing.*} properties or from the
+ * application.
  */
 @AutoConfiguration(after = JournalProjectionsAutoConfiguration.class)
 @ConditionalOnBean(ProjectionEngine.class)
@@ -47,14 +52,16 @@ public final class JournalActuatorAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(name = "projectionsHealthIndicator")
 		ProjectionsHealthIndicator projectionsHealthIndicator(ProjectionEngine engine,
-				JournalCassandraProperties properties) {
+				JournalCassandraProperties properties, ObjectProvider<ProjectionSharing> sharing) {
 			Set<ProjectionState> down = switch (properties.getProjections().getHealthDownWhen()) {
 				case FAILED -> EnumSet.of(ProjectionState.FAILED);
 				case FAILING -> EnumSet.of(ProjectionState.FAILED, ProjectionState.FAILING);
 				case NEVER -> EnumSet.noneOf(ProjectionState.class);
 			};
-			JournalCassandraProperties.Projections.Sharing sharing = properties.getProjections().getSharing();
-			return new ProjectionsHealthIndicator(engine, down, sharing.isEnabled() ? sharing.getLeaseTimeout() : null);
+			// The sharing bean the engine is built with (JournalProjectionsAutoConfiguration), which a user-supplied
+			// one replaces: its lease timeout, not the properties', is the one the leases run on.
+			ProjectionSharing inUse = sharing.getIfAvailable();
+			return new ProjectionsHealthIndicator(engine, down, (inUse != null) ? inUse.leaseTimeout() : null);
 		}
 
 	}

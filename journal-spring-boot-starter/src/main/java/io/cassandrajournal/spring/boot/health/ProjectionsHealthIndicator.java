@@ -7,9 +7,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 
@@ -25,13 +30,25 @@ import io.cassandrajournal.query.TagOffset;
 
 /**
  * Every projection's state as health details; DOWN when a projection is in one of the configured states
- * (by default: stopped by its recovery strategy). With sharing (a lease timeout given), each probe also reads the
- * projections' lease rows ({@link ProjectionEngine#readSegments}): a segment no instance has held for longer than
- * the lease timeout, as successive probes of this instance saw it, is listed under {@code ownerlessSegments} and
- * turns the health DOWN unless no state does (health-down-when = never); a failed read is reported as
- * {@code segmentsError} without changing the status (the journal's own health covers Cassandra).
+ * (by default: stopped by its recovery strategy). With sharing (a lease timeout given), each probe also looks at
+ * the projections' lease rows ({@link ProjectionEngine#readSegmentOwners}: the rows this instance's lease loop read
+ * within the last two renewal intervals, else one query per projection; no stored cursor is read): a segment
+ * without a live owner for longer than the lease timeout ({@link SegmentStatus#ownerlessFor()}: counted from the
+ * last heartbeat or release this instance saw, so a crashed owner's segment is reported about one lease timeout
+ * after its last heartbeat) is listed under {@code ownerlessSegments} and turns the health DOWN unless no state
+ * does (health-down-when = never). During a normal takeover the new owner takes the segment at about the same
+ * time, so a probe may see it DOWN until then (about one renewal interval). The projections are read concurrently
+ * (at most 8 at a time) and the probe waits 5 s at most for all of them; a read that failed or did not answer in
+ * time is reported under {@code segmentsError} (by projection) without changing the status (the journal's own
+ * health covers Cassandra).
  */
 public class ProjectionsHealthIndicator extends AbstractHealthIndicator {
+
+	/** Lease-row reads in flight at most per probe. */
+	private static final int READS_IN_FLIGHT = 8;
+
+	/** How long a probe waits for the lease rows of all projections together. */
+	private static final Duration READ_TIMEOUT = Duration.ofSeconds(5);
 
 	private final ProjectionEngine engine;
 
@@ -134,26 +151,43 @@ public class ProjectionsHealthIndicator extends AbstractHealthIndicator {
 		builder.status(down ? "DOWN" : "UP");
 	}
 
-	/** @return whether a segment has been without an owner for longer than the lease timeout */
+	/**
+	 * Reads every projection's owners at once ({@link ProjectionEngine#readSegmentOwners}: at most one query each,
+	 * none while this instance's lease loop read the rows lately), at most {@value #READS_IN_FLIGHT} in flight,
+	 * and waits for them all {@link #READ_TIMEOUT} at most: a projection whose read failed or did not answer in
+	 * time is listed under {@code segmentsError}.
+	 * @return whether a segment has been without a live owner for longer than the lease timeout
+	 */
 	private boolean ownerlessSegments(Health.Builder builder, Duration timeout) {
+		List<String> names = this.engine.projections().stream().map((control) -> control.id().name()).toList();
+		List<CompletableFuture<List<SegmentStatus>>> reads = readAll(names);
+		try {
+			CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+				.get(READ_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// Reported per projection below.
+		}
 		Map<String, Object> ownerless = new LinkedHashMap<>();
-		for (ProjectionControl control : this.engine.projections()) {
-			String name = control.id().name();
-			List<SegmentStatus> segments;
-			try {
-				segments = this.engine.readSegments(name).toCompletableFuture().get(5, TimeUnit.SECONDS);
+		Map<String, Object> errors = new LinkedHashMap<>();
+		for (int i = 0; i < names.size(); i++) {
+			String name = names.get(i);
+			CompletableFuture<List<SegmentStatus>> read = reads.get(i);
+			if (!read.isDone()) {
+				read.cancel(false);
+				errors.put(name, "reading the lease rows did not complete within " + READ_TIMEOUT.toMillis() + " ms");
+				continue;
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				return false;
-			}
-			catch (ExecutionException | TimeoutException ex) {
-				builder.withDetail("segmentsError", "reading the lease rows of " + name + " failed: "
-						+ ((ex.getCause() != null) ? ex.getCause() : ex));
+			if (read.isCompletedExceptionally()) {
+				errors.put(name, "reading the lease rows failed: " + cause(read));
 				continue;
 			}
 			List<Map<String, Object>> late = new ArrayList<>();
-			for (SegmentStatus segment : segments) {
+			for (SegmentStatus segment : read.join()) {
 				Duration without = segment.ownerlessFor();
 				if (without != null && without.compareTo(timeout) > 0) {
 					Map<String, Object> view = new LinkedHashMap<>();
@@ -167,11 +201,63 @@ public class ProjectionsHealthIndicator extends AbstractHealthIndicator {
 				ownerless.put(name, late);
 			}
 		}
+		if (!errors.isEmpty()) {
+			builder.withDetail("segmentsError", errors);
+		}
 		if (ownerless.isEmpty()) {
 			return false;
 		}
 		builder.withDetail("ownerlessSegments", ownerless);
 		return true;
+	}
+
+	/** Starts the reads, at most {@value #READS_IN_FLIGHT} at a time (the next starts when one completes). */
+	private List<CompletableFuture<List<SegmentStatus>>> readAll(List<String> names) {
+		List<CompletableFuture<List<SegmentStatus>>> reads = new ArrayList<>();
+		names.forEach((name) -> reads.add(new CompletableFuture<>()));
+		AtomicInteger next = new AtomicInteger();
+		for (int lane = 0; lane < Math.min(READS_IN_FLIGHT, names.size()); lane++) {
+			readNext(names, reads, next);
+		}
+		return reads;
+	}
+
+	private void readNext(List<String> names, List<CompletableFuture<List<SegmentStatus>>> reads, AtomicInteger next) {
+		int i = next.getAndIncrement();
+		if (i >= names.size()) {
+			return;
+		}
+		CompletableFuture<List<SegmentStatus>> read = reads.get(i);
+		if (read.isDone()) {
+			// Cancelled: the probe gave up waiting; start nothing more.
+			return;
+		}
+		CompletionStage<List<SegmentStatus>> stage;
+		try {
+			stage = this.engine.readSegmentOwners(names.get(i));
+		}
+		catch (RuntimeException ex) {
+			stage = CompletableFuture.failedFuture(ex);
+		}
+		stage.whenComplete((segments, error) -> {
+			if (error != null) {
+				read.completeExceptionally(error);
+			}
+			else {
+				read.complete(segments);
+			}
+			readNext(names, reads, next);
+		});
+	}
+
+	private static Object cause(CompletableFuture<?> failed) {
+		try {
+			failed.join();
+			return "none";
+		}
+		catch (CompletionException | CancellationException ex) {
+			return (ex.getCause() != null) ? ex.getCause() : ex;
+		}
 	}
 
 }

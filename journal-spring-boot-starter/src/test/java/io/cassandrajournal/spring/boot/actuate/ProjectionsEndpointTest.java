@@ -1,7 +1,10 @@
 package io.cassandrajournal.spring.boot.actuate;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -12,6 +15,8 @@ import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException
 
 import io.cassandrajournal.inmemory.InMemoryJournal;
 import io.cassandrajournal.journal.EventToAppend;
+import io.cassandrajournal.projection.DeadLetter;
+import io.cassandrajournal.projection.DeadLetterQueue;
 import io.cassandrajournal.projection.InMemoryOffsetStore;
 import io.cassandrajournal.projection.Projection;
 import io.cassandrajournal.projection.ProjectionControl;
@@ -108,6 +113,47 @@ class ProjectionsEndpointTest {
 		List<Map<String, Object>> listed = (List<Map<String, Object>>) this.endpoint.projections().get("projections");
 		assertThat(listed).singleElement().satisfies((projection) -> assertThat((List<?>) projection.get("segments"))
 			.hasSize(1));
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void aFailedDeadLetterReadStillAnswersWithTheStateAndMarksTheDeadLettersUnavailable() throws Exception {
+		try (ProjectionEngine failing = ProjectionEngine.builder(this.journal)
+			.offsetStore(new InMemoryOffsetStore())
+			.deadLetterQueue(new DeadLetterQueue() {
+
+				@Override
+				public CompletionStage<Void> add(DeadLetter deadLetter) {
+					return CompletableFuture.failedFuture(new IllegalStateException("dead letter table unavailable"));
+				}
+
+				@Override
+				public CompletionStage<List<DeadLetter>> list(String projectionName, int limit) {
+					return CompletableFuture.failedFuture(new IllegalStateException("dead letter table unavailable"));
+				}
+
+				@Override
+				public CompletionStage<Void> remove(DeadLetter deadLetter) {
+					return CompletableFuture.completedFuture(null);
+				}
+
+			})
+			.build()) {
+			ProjectionControl other = failing.register(Projection.byPersistenceId("by-pid-2", "acct-1", String.class,
+					ProjectionHandler.blocking((event) -> {
+					}), ProjectionSettings.defaults()));
+			other.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
+			// Bound: the in-memory journal delivers at once; 10 s allows for a slow machine.
+			await().atMost(Duration.ofSeconds(10)).until(() -> other.status().offset().sequenceNr() == 2);
+
+			Map<String, Object> body = new ProjectionsEndpoint(failing).projection("by-pid-2");
+
+			assertThat(body).containsEntry("name", "by-pid-2").containsEntry("state", "RUNNING")
+				.containsEntry("deadLetters", null);
+			assertThat((List<?>) body.get("segments")).hasSize(1);
+			assertThat((String) body.get("deadLettersError")).contains("reading the dead letters failed")
+				.contains("dead letter table unavailable");
+		}
 	}
 
 }

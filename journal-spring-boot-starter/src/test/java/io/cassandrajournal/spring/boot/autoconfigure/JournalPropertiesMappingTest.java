@@ -196,12 +196,18 @@ class JournalPropertiesMappingTest {
 			// The engine does not expose its pool; its size is what threads configures.
 			this.threads = ((ScheduledThreadPoolExecutor) ReflectionTestUtils.getField(this.engine, "executor"))
 				.getCorePoolSize();
-			ProjectionsHealthIndicator health = new JournalActuatorAutoConfiguration.HealthConfiguration()
-				.projectionsHealthIndicator(this.engine, properties);
-			this.downStates = health.downStates();
-			this.healthLeaseTimeout = health.leaseTimeout();
 			this.sharing = JournalProjectionsAutoConfiguration.sharing(properties.getProjections().getSharing(),
 					ProjectionSharingPropertiesTest.noSession(), this.options);
+			// The sharing bean exists when sharing is enabled; the health takes its lease timeout from it.
+			org.springframework.beans.factory.support.StaticListableBeanFactory beans =
+					new org.springframework.beans.factory.support.StaticListableBeanFactory();
+			if (properties.getProjections().getSharing().isEnabled()) {
+				beans.addBean("projectionSharing", this.sharing);
+			}
+			ProjectionsHealthIndicator health = new JournalActuatorAutoConfiguration.HealthConfiguration()
+				.projectionsHealthIndicator(this.engine, properties, beans.getBeanProvider(ProjectionSharing.class));
+			this.downStates = health.downStates();
+			this.healthLeaseTimeout = health.leaseTimeout();
 		}
 
 	}
