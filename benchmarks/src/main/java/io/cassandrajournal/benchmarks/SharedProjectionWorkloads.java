@@ -60,7 +60,8 @@ final class SharedProjectionWorkloads {
 	 * One round's figures.
 	 *
 	 * @param eventsPerSecond first append to last event handled
-	 * @param rowsPerEvent per instance: tag index rows (bucket lists included) it read, per event it handled
+	 * @param rowsPerEvent per instance that handled events: tag index rows (bucket lists included) it read, per event
+	 * it handled
 	 * @param rows per instance: the rows it read, by table
 	 */
 	private record Round(double eventsPerSecond, List<Double> rowsPerEvent, List<String> rows) {
@@ -155,7 +156,10 @@ final class SharedProjectionWorkloads {
 			List<String> rows = new ArrayList<>();
 			for (int i = 0; i < instances; i++) {
 				long read = sessions.get(i).rows(options.tagIndexTable()) - before.get(i);
-				perEvent.add(read / (double) Math.max(1, handled.get(i).get()));
+				if (handled.get(i).get() > 0) {
+					// An instance that handled nothing (its segments got no entity: smoke sizes) has no ratio.
+					perEvent.add(read / (double) handled.get(i).get());
+				}
 				rows.add(handled.get(i).get() + " handled, " + sessions.get(i).rowsByTable());
 			}
 			return new Round(rate, perEvent, rows);
