@@ -15,6 +15,7 @@ import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
 import org.HdrHistogram.Histogram;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.launcher.CassandraNode;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 
@@ -160,7 +161,14 @@ public final class BenchmarkMain {
 				projections.endToEnd(e2e).forEach((r) -> results.add(log(r)));
 			}
 			if (selected("projection", "projection-shared")) {
-				new SharedProjectionWorkloads(bench, reads).throughput().forEach((r) -> results.add(log(r)));
+				new SharedProjectionWorkloads(bench, reads).throughput(TagBucketing.NONE).forEach((r) -> results.add(log(r)));
+			}
+			if (selected("projection", "projection-shared-hour")) {
+				new SharedProjectionWorkloads(bench, reads).throughput(TagBucketing.HOUR).forEach((r) -> results.add(log(r)));
+			}
+			if (selected("projection", "projection-failover")) {
+				results.addAll(new FailoverWorkloads(bench, reads, points.get(0)).failover().stream().map(BenchmarkMain::log)
+					.toList());
 			}
 			List<double[]> curve = new ArrayList<>();
 			if (selected("scaling", "scaling")) {

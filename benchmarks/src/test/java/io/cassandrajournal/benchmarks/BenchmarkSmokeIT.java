@@ -20,7 +20,8 @@ class BenchmarkSmokeIT {
 		List<Result> results = BenchmarkMain.run(Bench.Sizes.smoke(), null, "datacenter1", output);
 		assertThat(results).extracting(Result::name)
 			.contains("append-lwt-1", "append-lwt-10", "append-nolwt-1", "append-nolwt-1-cheapest", "append-latency", "replay-100k", "replay-100k-upcast", "tag-walk", "tag-walk-bucketed",
-					"projection", "end-to-end-push", "end-to-end-poll", "scaling-1", "scaling-256");
+					"projection", "end-to-end-push", "end-to-end-poll", "projection-shared-3", "projection-shared-reads-3",
+					"projection-shared-hour-reads-3", "projection-failover", "scaling-1", "scaling-256");
 		assertThat(results).allSatisfy((r) -> assertThat(r.ours()).isPositive());
 		String json = Files.readString(output.resolve("latest.json"));
 		assertThat(json).contains("\"ratio\"", "protocol_version", "heap_used_mb_ours", "ours_min_median_max");

@@ -49,6 +49,21 @@ class SharedProjectionRunTest {
 	}
 
 	@Test
+	void theRunsEntitiesFallInEverySegmentEqually() {
+		// Ids that differ only in a counted suffix (tag-account-0 .. 63) have nearby slices: they fell in 3 to 6
+		// of the 16 segments, so most segments of the run never had an event to hand over.
+		String tag = "multi-jvm-" + System.nanoTime();
+		Map<Integer, Integer> perSegment = new HashMap<>();
+		for (int i = 0; i < SharedProjectionRun.ENTITIES; i++) {
+			int slice = SliceRange.sliceOf(SharedProjectionRun.entity(tag, i));
+			perSegment.merge(slice / (SliceRange.SLICES / SharedProjectionRun.SEGMENTS), 1, Integer::sum);
+		}
+		assertThat(perSegment).as(tag).hasSize(SharedProjectionRun.SEGMENTS);
+		assertThat(perSegment.values()).as(tag)
+			.containsOnly(SharedProjectionRun.ENTITIES / SharedProjectionRun.SEGMENTS);
+	}
+
+	@Test
 	void aCleanHistoryWithARefusedStaleWritePasses() {
 		save("a-0", SEGMENTS.get(0), 3, 1, 7, Save.REFUSED);
 		save("a-0", SEGMENTS.get(0), 3, 1, 7, Save.UNKNOWN);

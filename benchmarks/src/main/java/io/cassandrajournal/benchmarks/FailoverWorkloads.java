@@ -1,0 +1,412 @@
+package io.cassandrajournal.benchmarks;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.journal.CassandraJournal;
+import io.cassandrajournal.journal.EventToAppend;
+import io.cassandrajournal.projection.DurableStateOffsetStore;
+import io.cassandrajournal.projection.EventHandler;
+import io.cassandrajournal.projection.Projection;
+import io.cassandrajournal.projection.ProjectionEngine;
+import io.cassandrajournal.projection.ProjectionSettings;
+import io.cassandrajournal.projection.ProjectionSharing;
+import io.cassandrajournal.projection.SegmentStatus;
+import io.cassandrajournal.query.CassandraReadJournal;
+import io.cassandrajournal.query.TagFilter;
+import io.cassandrajournal.state.CassandraDurableStateStore;
+
+/**
+ * Failover time of a shared projection, as issue 15 defines it: from the last event a killed owner handled to the
+ * first event a new owner handled, per segment the killed instance held. Three instances
+ * ({@link FailoverInstanceMain}, each its own JVM) share a by-tag projection of {@link #SEGMENTS} segments with the
+ * default lease timing ({@link ProjectionSharing#DEFAULT_LEASE_TIMEOUT}, renewed every
+ * {@link ProjectionSharing#DEFAULT_RENEW_INTERVAL}) and default projection settings, under continuous appends
+ * from this JVM; the instance holding the most segments is killed with SIGKILL and started again (a new instance
+ * id, as a restarted pod gets), {@link #kills} times, at least {@link #KILL_SPACING} apart and each once the
+ * three instances share the segments again.
+ * <p>
+ * Who held what comes from the lease rows, read just before each kill (by an engine that is never started), once
+ * every segment's lease names the instance that handled its latest event (no hand-over in progress); who handled
+ * what from the instances' files (the segment of an event is its persistenceId's slice, {@code |hashCode % 1024|},
+ * over the slices per segment, as the engine computes it). Wall-clock times of one machine (the JVMs share its
+ * clock).
+ */
+final class FailoverWorkloads {
+
+	static final String PROJECTION = "bench-failover";
+
+	static final int SEGMENTS = 16;
+
+	/** Entities the appends go round (ids that spread, {@link SharedProjectionWorkloads#entity}): 16 per segment on average. */
+	static final int ENTITIES = 256;
+
+	/** Pacing of the appends: one every 10 ms (at most 100 a second; fewer when an append takes longer). */
+	static final Duration APPEND_EVERY = Duration.ofMillis(10);
+
+	static final Duration KILL_SPACING = Duration.ofSeconds(20);
+
+	private static final String[] NAMES = { "a", "b", "c" };
+
+	private final Bench bench;
+
+	private final InetSocketAddress contactPoint;
+
+	private final CassandraJournalOptions options;
+
+	private final int kills;
+
+	private final String tag = "failover-" + System.nanoTime();
+
+	private final Path work;
+
+	private final Map<String, Process> running = new HashMap<>();
+
+	private final Map<String, String> latest = new HashMap<>();
+
+	private final List<String> instanceIds = new ArrayList<>();
+
+	private int incarnations;
+
+	FailoverWorkloads(Bench bench, ReadWorkloads reads, InetSocketAddress contactPoint) {
+		this.bench = bench;
+		this.contactPoint = contactPoint;
+		this.options = options(reads.options().requireKeyspace());
+		this.kills = (bench.sizes().tagEvents() < Bench.Sizes.full().tagEvents()) ? 1 : 12;
+		try {
+			this.work = Files.createTempDirectory("bench-failover");
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/** The options of the benchmark's read workloads, which every instance uses too. */
+	static CassandraJournalOptions options(String keyspace) {
+		return CassandraJournalOptions.create()
+			.withKeyspace(keyspace)
+			.withPageSize(1000)
+			.withUseTagIndex(true)
+			.withPartitionSize(50_000);
+	}
+
+	/**
+	 * One event handled, from an instance's file.
+	 *
+	 * @param millis when the handler was called (epoch milliseconds)
+	 * @param instance the instance id
+	 * @param segment the event's segment
+	 * @param event persistenceId and sequence number
+	 */
+	record Handled(long millis, String instance, int segment, String event) {
+	}
+
+	/**
+	 * One kill.
+	 *
+	 * @param instance the killed instance
+	 * @param millis when it was killed
+	 * @param held the segments its leases named just before the kill
+	 */
+	record Kill(String instance, long millis, Set<Integer> held) {
+	}
+
+	/** @return failover (last by the dead owner to first by the new one), and kill to first by the new one */
+	List<Result> failover() throws Exception {
+		CassandraJournal journal = CassandraJournal.create(this.bench.session(), this.options, this.bench.serializer());
+		CassandraDurableStateStore.create(this.bench.session(), this.options, this.bench.serializer());
+		// Never started: reads the lease rows (who holds each segment) for the benchmark.
+		ProjectionEngine observer = ProjectionEngine.builder(journal)
+			.readJournal(CassandraReadJournal.create(journal, this.bench.session(), this.options, this.bench.serializer()))
+			.offsetStore(new DurableStateOffsetStore(
+					CassandraDurableStateStore.create(this.bench.session(), this.options, this.bench.serializer())))
+			.sharing(ProjectionSharing.create(this.bench.session(), this.options).withInstanceId(this.tag + "-observer"))
+			.build();
+		observer.register(Projection.byTag(PROJECTION, TagFilter.tag(this.tag), String.class, (EventHandler<String>) (e) -> {
+			throw new IllegalStateException("the observer never runs");
+		}, ProjectionSettings.defaults().withSegments(SEGMENTS)));
+		AtomicBoolean appending = new AtomicBoolean(true);
+		AtomicLong appended = new AtomicLong();
+		Thread appender = new Thread(() -> append(journal, appending, appended), "failover-appender");
+		List<Kill> done = new ArrayList<>();
+		long started = System.nanoTime();
+		try {
+			for (String name : NAMES) {
+				start(name);
+			}
+			appender.start();
+			for (int k = 0; k < this.kills; k++) {
+				long notBefore = System.nanoTime() + ((k == 0) ? 0 : KILL_SPACING.toNanos());
+				while (System.nanoTime() < notBefore) {
+					LockSupport.parkNanos(notBefore - System.nanoTime()); // the kill schedule, not a wait for a condition
+				}
+				// Bound: a restarted instance's start-up, its beat seen and its share handed over.
+				waitFor("every segment held by a running instance that has handled events of it, each running one "
+						+ "holding some", Duration.ofSeconds(120), () -> settled(observer));
+				Map<Integer, String> holders = leaseOwners(observer);
+				String victimName = victim(holders);
+				String victimId = this.latest.get(victimName);
+				this.running.get(victimName).destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+				long killed = System.currentTimeMillis();
+				Set<Integer> held = new HashSet<>();
+				holders.forEach((segment, holder) -> {
+					if (holder.equals(victimId)) {
+						held.add(segment);
+					}
+				});
+				done.add(new Kill(victimId, killed, held));
+				System.out.printf("failover: %s killed holding segments %s%n", victimId, held);
+				start(victimName);
+				// Bound: the lease timeout, a few renew intervals to take, the first read (poll interval).
+				waitFor("segments of " + victimId + " handled elsewhere", ProjectionSharing.DEFAULT_LEASE_TIMEOUT
+					.multipliedBy(6), () -> takenOver(held, victimId, killed));
+			}
+			appending.set(false);
+			appender.join(30_000);
+			// Bound: the owners catch up with the last appends.
+			waitFor("every appended event handled", Duration.ofSeconds(120), () -> handledEvents() >= appended.get());
+		}
+		finally {
+			appending.set(false);
+			for (Process process : this.running.values()) {
+				process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+			}
+			observer.close();
+		}
+		return results(done, appended.get(), (System.nanoTime() - started) / 1e9);
+	}
+
+	private List<Result> results(List<Kill> kills, long appended, double seconds) {
+		List<Handled> all = handled();
+		List<Double> lastToFirst = new ArrayList<>();
+		List<Double> killToFirst = new ArrayList<>();
+		for (Kill kill : kills) {
+			for (int segment : kill.held()) {
+				all.stream()
+					.filter((h) -> h.segment() == segment && h.instance().equals(kill.instance()))
+					.mapToLong(Handled::millis)
+					.max()
+					.ifPresent((last) -> all.stream()
+						.filter((h) -> h.segment() == segment && !h.instance().equals(kill.instance()) && h.millis() >= last)
+						.mapToLong(Handled::millis)
+						.min()
+						.ifPresent((first) -> {
+							lastToFirst.add((first - last) / 1000.0);
+							killToFirst.add((first - kill.millis()) / 1000.0);
+						}));
+			}
+		}
+		long distinct = all.stream().map(Handled::event).distinct().count();
+		String setup = String.format("3 instances (own JVMs), %d segments, lease timeout %d s, renew %d s, default "
+				+ "projection settings (poll 1 s, batch 100, backtrack 10 s); %d SIGKILLs of the instance holding most "
+				+ "segments, %d segment takeovers; %d events appended in %.0f s over %d entities, %d handled (%d distinct)",
+				SEGMENTS, ProjectionSharing.DEFAULT_LEASE_TIMEOUT.toSeconds(),
+				ProjectionSharing.DEFAULT_RENEW_INTERVAL.toSeconds(), kills.size(), lastToFirst.size(), appended, seconds,
+				ENTITIES, all.size(), distinct);
+		System.out.println("failover samples (s), last by dead owner to first by new owner: " + sorted(lastToFirst));
+		System.out.println("failover samples (s), kill to first by new owner: " + sorted(killToFirst));
+		List<Result> results = new ArrayList<>();
+		results.add(new Result("projection-failover", "s", percentile(lastToFirst, 50), null,
+				percentile(lastToFirst, 50) * 1000, percentile(lastToFirst, 99) * 1000, null, null,
+				"per segment taken over: last event handled by the killed owner to first event handled by its new owner; "
+						+ setup + "; max " + percentile(lastToFirst, 100) + " s; the rounds are the samples",
+				sorted(lastToFirst), List.of()));
+		results.add(new Result("projection-failover-from-kill", "s", percentile(killToFirst, 50), null,
+				percentile(killToFirst, 50) * 1000, percentile(killToFirst, 99) * 1000, null, null,
+				"per segment taken over: SIGKILL to first event handled by its new owner; " + setup
+						+ "; the rounds are the samples", sorted(killToFirst),
+				List.of()));
+		return results;
+	}
+
+	private static List<Double> sorted(List<Double> values) {
+		return values.stream().sorted().toList();
+	}
+
+	/** Nearest rank: the smallest sample with at least {@code p} percent of the samples at or below it. */
+	static double percentile(List<Double> values, double p) {
+		if (values.isEmpty()) {
+			return Double.NaN;
+		}
+		List<Double> sorted = sorted(values);
+		int rank = (int) Math.ceil(p / 100 * sorted.size());
+		return sorted.get(Math.max(0, rank - 1));
+	}
+
+	/** @return the running instance that last handled the most segments */
+	private String victim(Map<Integer, String> holders) {
+		Map<String, Integer> counts = new LinkedHashMap<>();
+		for (String name : NAMES) {
+			counts.put(name, 0);
+		}
+		holders.forEach((segment, holder) -> {
+			for (String name : NAMES) {
+				if (holder.equals(this.latest.get(name))) {
+					counts.merge(name, 1, Integer::sum);
+				}
+			}
+		});
+		return counts.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+	}
+
+	/**
+	 * @return whether every segment's lease names a running instance that handled the segment's latest event (no
+	 * hand-over in progress) and each running instance holds some
+	 */
+	private boolean settled(ProjectionEngine observer) {
+		Map<Integer, String> owners = leaseOwners(observer);
+		Set<String> live = new HashSet<>(this.latest.values());
+		return owners.size() == SEGMENTS && owners.equals(lastHandlers()) && live.containsAll(owners.values())
+				&& new HashSet<>(owners.values()).containsAll(live);
+	}
+
+	/** @return per segment, the instance its lease row names (segments without an owner left out) */
+	private static Map<Integer, String> leaseOwners(ProjectionEngine observer) {
+		Map<Integer, String> owners = new HashMap<>();
+		for (SegmentStatus status : Bench.join(observer.readSegments(PROJECTION))) {
+			if (status.owner() != null) {
+				int from = Integer.parseInt(status.range().substring(0, status.range().indexOf('-')));
+				owners.put(from / (1024 / SEGMENTS), status.owner());
+			}
+		}
+		return owners;
+	}
+
+	/** @return whether every one of these segments has an event handled after the kill by another instance */
+	private boolean takenOver(Set<Integer> segments, String victim, long killed) {
+		Set<Integer> taken = new HashSet<>();
+		for (Handled h : handled()) {
+			if (h.millis() > killed && !h.instance().equals(victim)) {
+				taken.add(h.segment());
+			}
+		}
+		return taken.containsAll(segments);
+	}
+
+	/** @return per segment, the instance that handled its latest event */
+	private Map<Integer, String> lastHandlers() {
+		Map<Integer, Handled> last = new HashMap<>();
+		for (Handled h : handled()) {
+			last.merge(h.segment(), h, (a, b) -> (b.millis() >= a.millis()) ? b : a);
+		}
+		Map<Integer, String> holders = new HashMap<>();
+		last.forEach((segment, h) -> holders.put(segment, h.instance()));
+		return holders;
+	}
+
+	private long handledEvents() {
+		return handled().stream().map(Handled::event).distinct().count();
+	}
+
+	private List<Handled> handled() {
+		List<Handled> all = new ArrayList<>();
+		for (String id : this.instanceIds) {
+			Path file = this.work.resolve(id + ".handled");
+			if (!Files.exists(file)) {
+				continue;
+			}
+			try {
+				for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+					String[] f = line.split("\t", -1);
+					if (f.length == 3 && !f[2].isEmpty()) { // else the line a SIGKILL cut short
+						all.add(new Handled(Long.parseLong(f[0]), id, segmentOf(f[1]), f[1] + "#" + f[2]));
+					}
+				}
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+		}
+		return all;
+	}
+
+	/** The engine's segment of a persistenceId: its slice, {@code |hashCode % 1024|}, over the slices per segment. */
+	static int segmentOf(String persistenceId) {
+		return Math.abs(persistenceId.hashCode() % 1024) / (1024 / SEGMENTS);
+	}
+
+	private void start(String name) throws Exception {
+		String id = name + "-" + this.incarnations++;
+		Path output = this.work.resolve(id + ".out");
+		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+		Process child = new ProcessBuilder(java, "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
+				System.getProperty("java.class.path"), FailoverInstanceMain.class.getName(),
+				this.contactPoint.getHostString(), Integer.toString(this.contactPoint.getPort()),
+				this.options.requireKeyspace(), this.tag, id, this.work.resolve(id + ".handled").toString())
+			.redirectErrorStream(true)
+			.redirectOutput(output.toFile())
+			.start();
+		this.instanceIds.add(id);
+		this.running.put(name, child);
+		this.latest.put(name, id);
+		// Bound: a JVM start, a session and the engine's start-up on a loaded 2-core machine.
+		waitFor("instance " + id + " started", Duration.ofSeconds(90), () -> {
+			if (!child.isAlive()) {
+				throw new IllegalStateException(id + " exited: " + read(output));
+			}
+			return read(output).contains("STARTED");
+		});
+	}
+
+	private static String read(Path file) {
+		try {
+			return Files.readString(file);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/** Polls every 200 ms until the condition holds; fails naming it after {@code bound}. */
+	private static void waitFor(String what, Duration bound, BooleanSupplier condition) {
+		long deadline = System.nanoTime() + bound.toNanos();
+		while (!condition.getAsBoolean()) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("failover benchmark: not within " + bound + ": " + what);
+			}
+			LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
+		}
+	}
+
+	/** One event at a time, round robin over the entities, paced by {@link #APPEND_EVERY}, until stopped. */
+	private void append(CassandraJournal journal, AtomicBoolean appending, AtomicLong appended) {
+		long[] heads = new long[ENTITIES];
+		long next = System.nanoTime();
+		int i = 0;
+		while (appending.get()) {
+			int entity = i++ % ENTITIES;
+			try {
+				Bench.join(journal.append(SharedProjectionWorkloads.entity(this.tag, entity), heads[entity],
+						List.of(EventToAppend.of(new AppendWorkloads.Deposited(1), this.tag))));
+			}
+			catch (RuntimeException ex) {
+				System.out.println("failover: append failed, appending stops: " + ex);
+				return;
+			}
+			heads[entity]++;
+			appended.incrementAndGet();
+			// Pacing of the load, not a wait for a condition; no burst to catch up after a slow append.
+			next = Math.max(next + APPEND_EVERY.toNanos(), System.nanoTime());
+			LockSupport.parkNanos(next - System.nanoTime());
+		}
+	}
+
+}
