@@ -115,4 +115,20 @@ class JacksonEventSerializerTest {
 		assertThat(strict.deserialize(strict.serialize(new Versioned(7)), Versioned.class)).isEqualTo(new Versioned(7));
 	}
 
+	@Test
+	void theKindIsFoundWhateverTheWayItIsWritten() {
+		JacksonEventSerializer serializer = new JacksonEventSerializer(Upcasters.builder()
+			.add(EventUpcaster.of("a\"b", 1, (event) -> event.put("upcast", true)))
+			.add(EventUpcaster.of("plain", 1, (event) -> event.put("upcast", true)))
+			.build());
+		assertThat(serializer.deserializeEvent("{\"kind\":\"a\\\"b\",\"n\":1}", Object.class))
+			.as("an escaped kind").hasToString("[{kind=a\"b, n=1, upcast=true}]");
+		assertThat(serializer.deserializeEvent("{\"kind\":\"plain\",\"n\":1}", Object.class)).as("as Jackson writes it")
+			.hasToString("[{kind=plain, n=1, upcast=true}]");
+		assertThat(serializer.deserializeEvent("{ \"kind\" : \"plain\" }", Object.class)).as("with spaces")
+			.hasToString("[{kind=plain, upcast=true}]");
+		assertThat(serializer.deserializeEvent("{\"kind\":\"plainer\",\"n\":\"x\\\"\"}", Object.class))
+			.as("another kind, an escape further on").hasToString("[{kind=plainer, n=x\"}]");
+	}
+
 }
