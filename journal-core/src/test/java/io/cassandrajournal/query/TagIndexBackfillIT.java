@@ -45,14 +45,7 @@ class TagIndexBackfillIT {
 		CassandraJournal unindexed = CassandraJournal.create(keyspace.session(), indexed.withUseTagIndex(false),
 				new JacksonEventSerializer());
 		String tag = "window-" + System.nanoTime();
-		long head = 0;
-		for (int i = 0; i < 3; i++) {
-			List<EventToAppend> events = new ArrayList<>();
-			for (int e = 0; e < 200; e++) {
-				events.add(EventToAppend.of(new Deposited(e), tag));
-			}
-			head = result(unindexed.append(tag + "-big", head, events)).lastSequenceNr();
-		}
+		appendSixHundred(unindexed, tag + "-big", tag);
 		result(unindexed.append(tag + "-small", 0, List.of(EventToAppend.of(new Deposited(1), tag))));
 
 		// Tag rows are written as unlogged batches (one per event and tag partition here).
@@ -85,14 +78,7 @@ class TagIndexBackfillIT {
 		CassandraJournal unindexed = CassandraJournal.create(keyspace.session(), indexed.withUseTagIndex(false),
 				new JacksonEventSerializer());
 		String tag = "once-" + System.nanoTime();
-		long head = 0;
-		for (int i = 0; i < 3; i++) {
-			List<EventToAppend> events = new ArrayList<>();
-			for (int e = 0; e < 200; e++) {
-				events.add(EventToAppend.of(new Deposited(e), tag));
-			}
-			head = result(unindexed.append(tag + "-big", head, events)).lastSequenceNr();
-		}
+		appendSixHundred(unindexed, tag + "-big", tag);
 		String events = keyspace.name() + "." + indexed.eventsTable() + " ";
 		String metadata = keyspace.name() + "." + indexed.metadataTable() + " ";
 		Map<String, AtomicInteger> reads = new ConcurrentHashMap<>();
@@ -168,6 +154,18 @@ class TagIndexBackfillIT {
 		result(query.forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START, AccountEvent.class,
 				(e) -> indexedEvents.add(e.event().sequenceNr())));
 		assertThat(indexedEvents).as("tag rows of deleted events").isEmpty();
+	}
+
+	/** Appends 600 tagged events to one entity, 200 per append, without the tag index. */
+	private static void appendSixHundred(CassandraJournal unindexed, String persistenceId, String tag) {
+		long head = 0;
+		for (int i = 0; i < 3; i++) {
+			List<EventToAppend> events = new ArrayList<>();
+			for (int e = 0; e < 200; e++) {
+				events.add(EventToAppend.of(new Deposited(e), tag));
+			}
+			head = result(unindexed.append(persistenceId, head, events)).lastSequenceNr();
+		}
 	}
 
 	/** A session whose batches wait for {@link #release()} before they are sent. */
