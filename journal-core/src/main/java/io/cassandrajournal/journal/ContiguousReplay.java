@@ -183,6 +183,9 @@ final class ContiguousReplay {
 		/** When the current round's reads started. */
 		private HoleWait.ReadStart readStart;
 
+		/** Whether a crash gap was stepped over without a final seal (so it may still show an event). */
+		private boolean unsealed;
+
 		/** Missing numbers decided as a crash gap, to be sealed before they are stepped over. */
 		private @Nullable SequenceRange toSeal;
 
@@ -223,7 +226,7 @@ final class ContiguousReplay {
 
 		private CompletionStage<ReplayResult> done() {
 			return CompletableFuture.completedFuture(
-					new ReplayResult(this.last, this.next - 1, this.head, this.crashGaps));
+					new ReplayResult(this.last, this.next - 1, this.head, this.crashGaps, !this.unsealed));
 		}
 
 		private CompletionStage<ReplayResult> later() {
@@ -314,6 +317,7 @@ final class ContiguousReplay {
 		private void stepOver(long to, boolean sealed) {
 			SequenceRange gap = new SequenceRange(this.next, to);
 			this.crashGaps.add(gap);
+			this.unsealed |= !sealed;
 			if (ContiguousReplay.this.gapWarnings.first(this.persistenceId + "#" + this.next)) {
 				logger.warn("Sequence numbers {} of '{}' are claimed (head {}) but have no event after the in-flight "
 						+ "wait of {}: stepped over as a crash gap{} (an append died between its claim and its batch; "

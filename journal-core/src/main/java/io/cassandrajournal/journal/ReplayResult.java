@@ -13,11 +13,27 @@ import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
  * from the delivered events reflects
  * @param head the head (highest claimed sequence number) read by the replay
  * @param crashGaps the missing ranges stepped over because their claim was older than the in-flight wait
+ * @param crashGapsSealed whether every range of {@code crashGaps} was sealed with a write time that shadows any
+ * batch of its claim, so that none of them can ever show an event (docs/reliability.md, finding 13): false when
+ * the journal does not seal (an in-flight wait of zero, a journal without seals) or the seal is not final
+ * (server-side time stamps, finding 15 item 9); a reader that wants late events must then read the ranges again
  */
-public record ReplayResult(long lastSequenceNr, long coveredTo, long head, List<SequenceRange> crashGaps) {
+public record ReplayResult(long lastSequenceNr, long coveredTo, long head, List<SequenceRange> crashGaps,
+		boolean crashGapsSealed) {
 
 	public ReplayResult {
 		crashGaps = List.copyOf(crashGaps);
+	}
+
+	/**
+	 * A result whose crash gaps (if any) were not sealed.
+	 * @param lastSequenceNr see the record
+	 * @param coveredTo see the record
+	 * @param head see the record
+	 * @param crashGaps see the record
+	 */
+	public ReplayResult(long lastSequenceNr, long coveredTo, long head, List<SequenceRange> crashGaps) {
+		this(lastSequenceNr, coveredTo, head, crashGaps, false);
 	}
 
 }

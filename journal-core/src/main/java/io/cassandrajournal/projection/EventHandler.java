@@ -1,5 +1,6 @@
 package io.cassandrajournal.projection;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -34,6 +35,37 @@ public interface EventHandler<E> {
 			handler.handle(event);
 			return CompletableFuture.completedFuture(null);
 		};
+	}
+
+	/**
+	 * Handles the parts an upcaster split one stored event into (or a single event), each after the previous
+	 * one completed: the one loop the projection runner and the starter's annotated handlers share. Whatever
+	 * the handler throws, and a {@code null} stage, become the returned stage's outcome, so the stored event
+	 * goes through the recovery strategy as a whole.
+	 * @param <E> the payload type
+	 * @param parts the events, in order
+	 * @param handler the handler of each
+	 * @return completes when every part was handled, or with the first failure (later parts are not handled)
+	 */
+	static <E> CompletionStage<Void> inOrder(List<PersistentEvent<E>> parts, EventHandler<E> handler) {
+		if (parts.size() == 1) {
+			return handleOne(parts.get(0), handler);
+		}
+		CompletionStage<Void> all = CompletableFuture.completedFuture(null);
+		for (PersistentEvent<E> part : parts) {
+			all = all.thenCompose((ignored) -> handleOne(part, handler));
+		}
+		return all;
+	}
+
+	private static <E> CompletionStage<Void> handleOne(PersistentEvent<E> part, EventHandler<E> handler) {
+		try {
+			CompletionStage<Void> stage = handler.handle(part);
+			return (stage != null) ? stage : CompletableFuture.completedFuture(null);
+		}
+		catch (Throwable ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	/**

@@ -176,22 +176,8 @@ final class FailureHandling<E> {
 	 */
 	CompletionStage<Void> invoke(PersistentEvent<String> event) {
 		try {
-			List<PersistentEvent<E>> parts = RawEvents.deserialize(event, this.serializer, this.projection.payloadType());
-			CompletionStage<Void> all = CompletableFuture.completedFuture(null);
-			for (PersistentEvent<E> part : parts) {
-				all = all.thenCompose((ignored) -> handlePart(part));
-			}
-			return all;
-		}
-		catch (Throwable ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
-	}
-
-	private CompletionStage<Void> handlePart(PersistentEvent<E> part) {
-		try {
-			CompletionStage<Void> stage = this.projection.handler().handle(part);
-			return (stage != null) ? stage : CompletableFuture.completedFuture(null);
+			return EventHandler.inOrder(RawEvents.deserialize(event, this.serializer, this.projection.payloadType()),
+					this.projection.handler());
 		}
 		catch (Throwable ex) {
 			return CompletableFuture.failedFuture(ex);

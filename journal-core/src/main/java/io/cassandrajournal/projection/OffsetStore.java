@@ -31,4 +31,16 @@ public interface OffsetStore {
 	 */
 	CompletionStage<Void> delete(ProjectionId id);
 
+	/**
+	 * Moves the cursor for a reset (a rebuild from the start, or an operator's offset): {@link #delete} for
+	 * {@link TagOffset#START}, else {@link #save}. Stores that know more than one cursor per projection (a
+	 * projection whose number of segments was changed) also forget the other cursors there.
+	 * @param id the projection
+	 * @param to where it starts again
+	 * @return completes when stored
+	 */
+	default CompletionStage<Void> reset(ProjectionId id, TagOffset to) {
+		return TagOffset.START.equals(to) ? delete(id) : save(id, to);
+	}
+
 }

@@ -13,6 +13,7 @@ import io.cassandrajournal.journal.AppendResult;
 import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.PersistentEvent;
+import io.cassandrajournal.journal.ReplayResult;
 import io.cassandrajournal.query.TagOffset;
 
 /**
@@ -23,9 +24,14 @@ import io.cassandrajournal.query.TagOffset;
  * crash gap at the end of a page moves the offset past it, except at the end of the stream: numbers claimed
  * above the last visible event are held and read again on every poll, since an event that appears there later
  * (a batch replayed from Cassandra's batch log after a restart) would otherwise never be delivered. A crash gap
- * stepped over below a visible event is kept in {@link SteppedOverGaps} and read again on every poll for the
- * projection's {@link ProjectionSettings#crashGapRecheckWindow()}: an event that appears there is delivered late,
- * ahead of the page, after later events of its entity (at-least-once holds, per-entity order does not for it).
+ * stepped over below a visible event is kept in {@link SteppedOverGaps} and read again (at most every
+ * {@link SteppedOverGaps#RECHECK_INTERVAL}, one read for gaps close together) for the projection's
+ * {@link ProjectionSettings#crashGapRecheckWindow()}: an event that appears there is delivered late, ahead of the
+ * page, after later events of its entity (at-least-once holds, per-entity order does not for it). A gap the
+ * journal sealed ({@link ReplayResult#crashGapsSealed()}, docs/reliability.md finding 13) is stepped over at the
+ * end of the stream too: its seal shadows any batch of its claim as long as the writers' clocks agree to within
+ * the in-flight wait, and the rate-limited re-read of kept gaps stays the second line of defence for a writer
+ * whose clock ran ahead.
  */
 final class PersistenceIdSource implements ProjectionSource {
 
@@ -93,11 +99,13 @@ final class PersistenceIdSource implements ProjectionSource {
 				long covered = Math.max(from - 1, replayed.coveredTo());
 				long delivered = events.isEmpty() ? from - 1 : events.get(events.size() - 1).sequenceNr();
 				boolean caughtUp = covered >= replayed.head();
-				if (caughtUp && covered > delivered) {
-					// Claimed numbers missing at the end of the stream: nothing waits behind them, so they are held
-					// and read again on every poll, never stepped over. Their events may still appear (a logged batch
-					// that Cassandra replays from its batch log after a node restart); a later append turns them into
-					// a gap below a visible event, which is waited for and stepped over as usual.
+				if (caughtUp && covered > delivered && !replayed.crashGapsSealed()) {
+					// Claimed numbers missing at the end of the stream, not sealed: nothing waits behind them, so they
+					// are held and read again on every poll, never stepped over. Their events may still appear (a logged
+					// batch that Cassandra replays from its batch log after a node restart); a later append turns them
+					// into a gap below a visible event, which is waited for and stepped over as usual. A sealed end is
+					// stepped over and kept like any stepped-over gap: holding it would read and seal it again on every
+					// poll, for a batch its seal already shadows.
 					covered = delivered;
 				}
 				keep(replayed.crashGaps(), events, covered);
@@ -114,16 +122,30 @@ final class PersistenceIdSource implements ProjectionSource {
 		});
 	}
 
-	/** Reads the kept gaps below the cursor again, one range after the other. */
+	/**
+	 * Reads the kept gaps below the cursor again: one read for ranges that lie within a page of each other, so
+	 * a few gaps close together cost one read; only events inside the ranges are kept.
+	 */
 	private CompletionStage<List<PersistentEvent<String>>> readAgain(List<SequenceRange> due) {
 		if (due.isEmpty()) {
 			return CompletableFuture.completedFuture(List.of());
 		}
 		List<PersistentEvent<String>> found = new ArrayList<>();
 		CompletionStage<Long> reads = CompletableFuture.completedFuture(0L);
-		for (SequenceRange range : due) {
-			reads = reads.thenCompose(
-					(ignored) -> this.journal.replayRaw(this.persistenceId, range.from(), range.to(), found::add));
+		int first = 0;
+		while (first < due.size()) {
+			int last = first;
+			while (last + 1 < due.size() && due.get(last + 1).to() - due.get(first).from() < this.pageSize) {
+				last++;
+			}
+			List<SequenceRange> group = due.subList(first, last + 1);
+			reads = reads.thenCompose((ignored) -> this.journal.replayRaw(this.persistenceId, group.get(0).from(),
+					group.get(group.size() - 1).to(), (event) -> {
+						if (within(group, event.sequenceNr())) {
+							found.add(event);
+						}
+					}));
+			first = last + 1;
 		}
 		return reads.thenApply((ignored) -> {
 			if (!found.isEmpty()) {
@@ -135,6 +157,15 @@ final class PersistenceIdSource implements ProjectionSource {
 			}
 			return found;
 		});
+	}
+
+	private static boolean within(List<SequenceRange> ranges, long sequenceNr) {
+		for (SequenceRange range : ranges) {
+			if (range.from() <= sequenceNr && sequenceNr <= range.to()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/** Keeps the crash gaps this poll stepped over (not a held end) for reading again. */

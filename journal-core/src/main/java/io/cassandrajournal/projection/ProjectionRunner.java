@@ -276,8 +276,7 @@ final class ProjectionRunner<E> implements ProjectionControl {
 			}
 			this.resetting = done;
 		}
-		stop().thenCompose((ignored) -> TagOffset.START.equals(to) ? this.offsets.delete(this.id)
-				: this.offsets.save(this.id, to)).thenCompose((ignored) -> {
+		stop().thenCompose((ignored) -> this.offsets.reset(this.id, to)).thenCompose((ignored) -> {
 					this.run.stopped();
 					return startNow();
 				}).whenComplete((ok, error) -> {

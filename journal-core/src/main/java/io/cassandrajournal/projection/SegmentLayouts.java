@@ -31,7 +31,9 @@ import io.cassandrajournal.query.TagOffset;
  * has one segment.
  * <p>
  * A layout used before keeps its own cursors: going back to it (8 to 4 after 4 to 8) resumes from them, which
- * may be older than the cursors of the layout left, so events in between are handled again (at-least-once).
+ * may be older than the cursors of the layout left, so events in between are handled again (at-least-once). A
+ * reset is the exception: it deletes the other layouts' cursors of the range ({@link #forgetOtherLayouts}), since
+ * they may lie past what the rebuild reached.
  */
 final class SegmentLayouts {
 
@@ -144,7 +146,84 @@ final class SegmentLayouts {
 				return store.save(id, TagOffset.START);
 			}
 
+			@Override
+			public CompletionStage<Void> reset(ProjectionId id, TagOffset to) {
+				return forgetOtherLayouts(range, store).thenCompose((ignored) -> OffsetStore.super.reset(id, to));
+			}
+
 		};
+	}
+
+	/**
+	 * With sharing: the range's fenced cursor, whose reset also forgets the other layouts' cursors of the range.
+	 * @param range a range of the current layout
+	 * @param cursor the fenced cursor its runner writes through
+	 * @param store where the other layouts' cursors are
+	 * @return the cursor the range's runner uses
+	 */
+	OffsetStore resettingEveryLayout(SliceRange range, OffsetStore cursor, OffsetStore store) {
+		return new OffsetStore() {
+
+			@Override
+			public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
+				return cursor.load(id);
+			}
+
+			@Override
+			public CompletionStage<Void> save(ProjectionId id, TagOffset offset) {
+				return cursor.save(id, offset);
+			}
+
+			@Override
+			public CompletionStage<Void> delete(ProjectionId id) {
+				return cursor.delete(id);
+			}
+
+			@Override
+			public CompletionStage<Void> reset(ProjectionId id, TagOffset to) {
+				return forgetOtherLayouts(range, store).thenCompose((ignored) -> cursor.reset(id, to));
+			}
+
+		};
+	}
+
+	/** Deletes per round at most, so that a layout of 1,024 ranges does not send a thousand requests at once. */
+	private static final int DELETES_AT_ONCE = 64;
+
+	/**
+	 * Finding 15 item 8: deletes the cursors of the range's ancestors and descendants in every other layout. A
+	 * reset writes the current layout's cursor only; a cursor of another layout left in place would be taken up
+	 * again (going back to that layout, or inherited by a later one as the highest sound cursor) and skip what the
+	 * rebuild had not reached. Without them, a later layout inherits the rebuild's own progress. Paid once per
+	 * reset: up to 2,047 deletes per range (each a read, and a delete of what is there).
+	 * @param range a range of the current layout
+	 * @param store where the cursors are
+	 * @return completes when deleted
+	 */
+	CompletionStage<Void> forgetOtherLayouts(SliceRange range, OffsetStore store) {
+		List<ProjectionId> ids = new ArrayList<>();
+		for (int count = 1; count <= SliceRange.SLICES; count *= 2) {
+			if (count < this.segments) {
+				SliceRange parent = SliceRange.split(count).stream().filter((r) -> r.covers(range)).findFirst()
+					.orElseThrow();
+				ids.add(id(parent, count));
+			}
+			else if (count > this.segments) {
+				for (SliceRange part : SliceRange.split(count)) {
+					if (range.covers(part)) {
+						ids.add(id(part, count));
+					}
+				}
+			}
+		}
+		CompletionStage<Void> rounds = CompletableFuture.completedFuture(null);
+		for (int from = 0; from < ids.size(); from += DELETES_AT_ONCE) {
+			List<ProjectionId> round = ids.subList(from, Math.min(ids.size(), from + DELETES_AT_ONCE));
+			rounds = rounds.thenCompose((ignored) -> CompletableFuture
+				.allOf(round.stream().map((each) -> store.delete(each).toCompletableFuture())
+					.toArray(CompletableFuture[]::new)));
+		}
+		return rounds;
 	}
 
 }

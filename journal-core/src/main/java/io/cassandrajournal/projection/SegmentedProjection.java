@@ -99,7 +99,10 @@ final class SegmentedProjection<E> implements ProjectionControl {
 
 	/** Starts a runner for a segment this instance now runs (under its lease term, when shared). */
 	private ProjectionRunner<?> run(Segment segment, BooleanSupplier mayGoOn, OffsetStore cursor) {
-		ProjectionRunner<E> runner = this.runners.create(segment, mayGoOn, cursor);
+		// With sharing the cursor is fenced; its reset must still forget the other layouts' cursors.
+		OffsetStore resetting = (this.layouts != null && this.ownership != null)
+				? this.layouts.resettingEveryLayout(segment.range, cursor, this.offsets) : cursor;
+		ProjectionRunner<E> runner = this.runners.create(segment, mayGoOn, resetting);
 		segment.runner = runner;
 		runner.start();
 		if (this.paused) {

@@ -15,9 +15,10 @@ import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
 
 /**
  * Where this fits: the sequence numbers a projection by persistenceId ({@link PersistenceIdSource}) stepped over
- * as crash gaps (claimed, still without an event after the journal's in-flight wait), kept so that later polls read
- * them again and deliver an event that appears there late: a logged batch that Cassandra replays from its batch
- * log after a node restart, possibly long after its claim. Kept for one projection, across the sources its runner
+ * as crash gaps (claimed, still without an event after the journal's in-flight wait), kept so that later polls
+ * read them again, at most once per {@link #RECHECK_INTERVAL}, and deliver an event that appears there late: any
+ * late batch when nothing is sealed (an in-flight wait of zero), and a batch the seal does not shadow when it is
+ * (a writer whose clock ran ahead by more than the wait, server-side time stamps). Kept for one projection, across the sources its runner
  * creates after a failed batch, in memory (a restart of the application forgets them), each range until
  * {@code window} after its claim (the claim time is bounded by the time stamp of the next visible event, as the
  * journal's in-flight wait bounds it), and at most {@link #MAX_RANGES} ranges (the oldest claims are dropped
@@ -27,8 +28,18 @@ final class SteppedOverGaps {
 
 	private static final Logger logger = LoggerFactory.getLogger(SteppedOverGaps.class);
 
-	/** Ranges kept per projection at most: each is read again on every poll while it is kept. */
+	/** Ranges kept per projection at most. */
 	static final int MAX_RANGES = 100;
+
+	/**
+	 * How often the kept ranges are read again at most: an event that appears in one is delivered within about
+	 * this long, and a busy projection (which polls again as soon as a batch is handled) does not read them on
+	 * every poll.
+	 */
+	static final Duration RECHECK_INTERVAL = Duration.ofSeconds(5);
+
+	/** When {@link #due} last returned ranges to read (the clock's millis), or none yet. */
+	private long lastRecheck = Long.MIN_VALUE;
 
 	private final String persistenceId;
 
@@ -92,12 +103,14 @@ final class SteppedOverGaps {
 	}
 
 	/**
-	 * Drops the ranges whose window has passed and returns the others below a sequence number.
+	 * Drops the ranges whose window has passed and returns the others below a sequence number, at most once per
+	 * {@link #RECHECK_INTERVAL} (nothing in between).
 	 * @param below the source's next sequence number: numbers from it on are read by the source anyway
 	 * @return the kept ranges below it, cut at it, in order
 	 */
 	synchronized List<SequenceRange> due(long below) {
 		long now = this.clock.millis();
+		boolean recheck = this.lastRecheck == Long.MIN_VALUE || now - this.lastRecheck >= RECHECK_INTERVAL.toMillis();
 		List<SequenceRange> due = new ArrayList<>();
 		for (Iterator<Gap> kept = this.gaps.values().iterator(); kept.hasNext();) {
 			Gap gap = kept.next();
@@ -106,9 +119,12 @@ final class SteppedOverGaps {
 				logger.info("Sequence numbers {}..{} of '{}' stepped over as a crash gap still have no event {} after "
 						+ "their claim: no longer read again", gap.from(), gap.to(), this.persistenceId, this.window);
 			}
-			else if (gap.from() < below) {
+			else if (recheck && gap.from() < below) {
 				due.add(new SequenceRange(gap.from(), Math.min(gap.to(), below - 1)));
 			}
+		}
+		if (!due.isEmpty()) {
+			this.lastRecheck = now;
 		}
 		return due;
 	}

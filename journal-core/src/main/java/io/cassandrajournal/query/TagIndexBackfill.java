@@ -1,9 +1,8 @@
 package io.cassandrajournal.query;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,26 +16,27 @@ import com.datastax.oss.driver.api.core.cql.Row;
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.JournalTables;
+import io.cassandrajournal.internal.RowValues;
 import io.cassandrajournal.internal.SchemaManager;
 import io.cassandrajournal.internal.TagPartitions;
 import io.cassandrajournal.journal.CassandraJournal;
-import io.cassandrajournal.journal.PersistentEvent;
 
 /**
  * Writes the tag index rows (in the configured layout, bucketed or not) of events appended while the tag
- * index was off. Walks every persistenceId and replays its events; each tag row is an upsert of the same
+ * index was off. Walks every persistenceId and reads its events; each tag row is an upsert of the same
  * primary key the journal would have written, so running it twice, or over events that are already indexed,
- * creates no duplicates. Safe to run while the application appends (new appends index themselves once
+ * creates no duplicates. Each chunk of events is read once, with its write times, straight from the events
+ * table (one read per partition it spans); the head once per persistenceId. Safe to run while the application appends (new appends index themselves once
  * {@code useTagIndex} is on).
  * <p>
- * Each tag row carries its event's own write time ({@code WRITETIME(payload)}, read with the events), as the
+ * Each tag row carries its event's own write time ({@code WRITETIME(payload)}, read in the same read as the events), as the
  * append would have written it. So a {@code deleteTo} (with the tag index on) that deletes an event and its tag
  * rows between the backfill's read of the event and its tag row write still wins: its tombstones are newer than
  * the event, and the late tag row is written under them. With a time stamp of its own, the backfill's write
  * would be newer than the delete and bring the deleted event back into tag queries and tag projections. An
  * event already gone when its write time is read is skipped.
  * <p>
- * Load and memory are bounded: one persistenceId at a time, its events replayed {@value #EVENTS_PER_CHUNK}
+ * Load and memory are bounded: one persistenceId at a time, its events read {@value #EVENTS_PER_CHUNK}
  * at a time, and at most {@value #MAX_IN_FLIGHT_WRITES} event writes (each one unlogged batch per tag
  * partition of the event) in flight at once.
  */
@@ -48,7 +48,7 @@ public final class TagIndexBackfill {
 	 */
 	static final int MAX_IN_FLIGHT_WRITES = 8;
 
-	/** Events replayed and held per round of writes. */
+	/** Events read and held per round of writes. */
 	static final int EVENTS_PER_CHUNK = 500;
 
 	private static final int IDS_PER_PAGE = 100;
@@ -59,7 +59,8 @@ public final class TagIndexBackfill {
 
 	private final CqlSession session;
 
-	private final PreparedStatement selectWriteTimes;
+	/** The events of a chunk with the write times their tag rows take: one read per chunk and partition. */
+	private final PreparedStatement selectEvents;
 
 	private final long partitionSize;
 
@@ -67,8 +68,9 @@ public final class TagIndexBackfill {
 		this.journal = journal;
 		this.partitions = TagPartitions.create(session, options);
 		this.session = session;
-		this.selectWriteTimes = new JournalStatements.Statements(session, options)
-			.read("SELECT sequence_nr, WRITETIME(payload) FROM " + options.requireKeyspace() + "."
+		this.selectEvents = new JournalStatements.Statements(session, options)
+			.read("SELECT sequence_nr, timestamp, payload, tags, WRITETIME(payload) FROM " + options.requireKeyspace()
+					+ "."
 					+ options.eventsTable()
 					+ " WHERE persistence_id = ? AND partition_nr = ? AND sequence_nr >= ? AND sequence_nr <= ?");
 		this.partitionSize = options.partitionSize();
@@ -112,64 +114,50 @@ public final class TagIndexBackfill {
 			return CompletableFuture.completedFuture(null);
 		}
 		long to = Math.min(head, from + EVENTS_PER_CHUNK - 1);
-		List<EventRows> events = new ArrayList<>();
-		return this.journal.replayRaw(persistenceId, from, to, (PersistentEvent<String> event) -> {
-			List<TagPartitions.TagRow> tagRows = new ArrayList<>(event.tags().size());
-			for (String tag : event.tags()) {
-				tagRows.add(new TagPartitions.TagRow(tag, event.timestamp().toEpochMilli(), event.persistenceId(),
-						event.sequenceNr(), event.payload(), event.tags()));
-			}
-			if (!tagRows.isEmpty()) {
-				events.add(new EventRows(event.sequenceNr(), tagRows));
-			}
-		})
-			.thenCompose((last) -> events.isEmpty() ? CompletableFuture.completedFuture(List.<Write>of())
-					: writeTimes(persistenceId, from, to).thenApply((times) -> writes(events, times)))
-			.thenCompose((writes) -> writeWindowed(writes, rows))
+		return read(persistenceId, from, to).thenCompose((writes) -> writeWindowed(writes, rows))
 			.thenCompose((ignored) -> chunk(persistenceId, to + 1, head, rows));
-	}
-
-	/** One event's tag rows, before its write time is known. */
-	private record EventRows(long sequenceNr, List<TagPartitions.TagRow> rows) {
 	}
 
 	/** One event's tag rows and the write time they are written with: the event's own. */
 	private record Write(List<TagPartitions.TagRow> rows, long writeTime) {
 	}
 
-	/** Events without a write time were deleted since they were read: nothing to index. */
-	private static List<Write> writes(List<EventRows> events, Map<Long, Long> writeTimes) {
-		List<Write> writes = new ArrayList<>(events.size());
-		for (EventRows event : events) {
-			Long writeTime = writeTimes.get(event.sequenceNr());
-			if (writeTime != null) {
-				writes.add(new Write(event.rows(), writeTime));
-			}
-		}
-		return writes;
-	}
-
-	/** @return sequence number to its event's write time, for the events of {@code [from, to]} still stored */
-	private CompletionStage<Map<Long, Long>> writeTimes(String persistenceId, long from, long to) {
-		Map<Long, Long> times = new HashMap<>();
+	/**
+	 * Reads the events of {@code [from, to]} still stored, with their write times, one partition after the
+	 * other (each paged to its end).
+	 * @return the tag rows to write, per event with tags
+	 */
+	private CompletionStage<List<Write>> read(String persistenceId, long from, long to) {
+		List<Write> writes = new ArrayList<>();
 		long lastPartition = (to - 1) / this.partitionSize;
 		CompletionStage<Void> reads = CompletableFuture.completedFuture(null);
 		for (long partition = (from - 1) / this.partitionSize; partition <= lastPartition; partition++) {
 			long read = partition;
 			reads = reads.thenCompose((ignored) -> this.session
-				.executeAsync(this.selectWriteTimes.bind(persistenceId, read, from, to))
-				.thenCompose((page) -> collect(page, times)));
+				.executeAsync(this.selectEvents.bind(persistenceId, read, from, to))
+				.thenCompose((page) -> collect(persistenceId, page, writes)));
 		}
-		return reads.thenApply((ignored) -> times);
+		return reads.thenApply((ignored) -> writes);
 	}
 
-	private static CompletionStage<Void> collect(AsyncResultSet page, Map<Long, Long> times) {
+	/** An event without a write time (no payload) is not indexed, as an event deleted since the read. */
+	private static CompletionStage<Void> collect(String persistenceId, AsyncResultSet page, List<Write> writes) {
 		for (Row row : page.currentPage()) {
-			if (!row.isNull(1)) {
-				times.put(row.getLong(0), row.getLong(1));
+			Set<String> tags = RowValues.textSet(row, 3);
+			if (tags.isEmpty() || row.isNull(4)) {
+				continue;
 			}
+			long sequenceNr = RowValues.bigint(row, 0);
+			long timestamp = RowValues.bigint(row, 1);
+			String payload = RowValues.text(row, 2);
+			List<TagPartitions.TagRow> tagRows = new ArrayList<>(tags.size());
+			for (String tag : tags) {
+				tagRows.add(new TagPartitions.TagRow(tag, timestamp, persistenceId, sequenceNr,
+						(payload != null) ? payload : "null", tags));
+			}
+			writes.add(new Write(tagRows, row.getLong(4)));
 		}
-		return page.hasMorePages() ? page.fetchNextPage().thenCompose((next) -> collect(next, times))
+		return page.hasMorePages() ? page.fetchNextPage().thenCompose((next) -> collect(persistenceId, next, writes))
 				: CompletableFuture.completedFuture(null);
 	}
 

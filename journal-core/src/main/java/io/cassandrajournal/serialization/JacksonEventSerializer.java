@@ -100,33 +100,95 @@ public final class JacksonEventSerializer implements EventSerializer {
 		return this.upcasters;
 	}
 
-	/** Writes the value; a class at a {@link PayloadVersion} above 1 gets its version stamped into the object. */
+	/**
+	 * Writes the value once; a class at a {@link PayloadVersion} above 1 gets its version appended to the object
+	 * as its last property (where {@link #stampedVersionAtEnd} looks for it on read).
+	 */
 	@Override
 	public String serialize(Object value) {
 		Objects.requireNonNull(value, "payload");
+		String json;
 		try {
-			int version = VERSIONS.get(value.getClass());
-			if (version == 1) {
-				return this.mapper.writeValueAsString(value);
-			}
-			JsonNode tree = this.mapper.valueToTree(value);
-			if (!(tree instanceof ObjectNode object)) {
-				throw new JournalSerializationException("Cannot stamp version " + version + " on "
-						+ value.getClass().getName() + ": it is not written as a JSON object", null);
-			}
-			object.put(Upcasters.VERSION_PROPERTY, version);
-			return this.mapper.writeValueAsString(object);
+			json = this.mapper.writeValueAsString(value);
 		}
 		catch (JacksonException ex) {
 			throw new JournalSerializationException("Cannot write " + value.getClass().getName() + " as JSON: "
 					+ ex.getOriginalMessage(), ex);
 		}
+		int version = VERSIONS.get(value.getClass());
+		return (version == 1) ? json : stamp(json, version, value.getClass());
+	}
+
+	/** Appends {@code "_version":n} as the last property of the written object, without a second write. */
+	private static String stamp(String json, int version, Class<?> type) {
+		int open = firstNonSpace(json);
+		int close = lastNonSpace(json);
+		if (open < 0 || json.charAt(open) != '{' || json.charAt(close) != '}') {
+			throw new JournalSerializationException("Cannot stamp version " + version + " on " + type.getName()
+					+ ": it is not written as a JSON object", null);
+		}
+		boolean empty = json.substring(open + 1, close).isBlank();
+		return json.substring(0, close) + (empty ? "" : ",") + VERSION_MARK + ":" + version + json.substring(close);
+	}
+
+	private static int firstNonSpace(String json) {
+		for (int i = 0; i < json.length(); i++) {
+			if (!Character.isWhitespace(json.charAt(i))) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	private static int lastNonSpace(String json) {
+		for (int i = json.length() - 1; i >= 0; i--) {
+			if (!Character.isWhitespace(json.charAt(i))) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	/**
+	 * Whether the payload ends with the version property, where {@link #serialize} (and, before it, a tree's
+	 * {@code put}) writes it: a look at the last few characters instead of a scan of the whole text. A payload
+	 * with the property elsewhere (not written by this library) is taken as version 1 unless it is parsed into a
+	 * tree anyway (an upcaster chain for its kind) or read as a class above version 1 ({@link #checked} then
+	 * looks again over the whole text).
+	 */
+	static boolean stampedVersionAtEnd(String json) {
+		int i = lastNonSpace(json);
+		if (i < 0 || json.charAt(i) != '}') {
+			return false;
+		}
+		i--;
+		while (i >= 0 && Character.isWhitespace(json.charAt(i))) {
+			i--;
+		}
+		int digitsEnd = i;
+		while (i >= 0 && Character.isDigit(json.charAt(i))) {
+			i--;
+		}
+		if (i == digitsEnd) {
+			return false;
+		}
+		while (i >= 0 && Character.isWhitespace(json.charAt(i))) {
+			i--;
+		}
+		if (i < 0 || json.charAt(i) != ':') {
+			return false;
+		}
+		i--;
+		while (i >= 0 && Character.isWhitespace(json.charAt(i))) {
+			i--;
+		}
+		return json.startsWith(VERSION_MARK, i - VERSION_MARK.length() + 1);
 	}
 
 	/** Reads one value, running the snapshot chain of {@code type} (snapshots and durable state read this way). */
 	@Override
 	public <T> T deserialize(String json, Class<T> type) {
-		if (!this.upcasters.hasSnapshotUpcasters(type) && !json.contains(VERSION_MARK)) {
+		if (!this.upcasters.hasSnapshotUpcasters(type) && !stampedVersionAtEnd(json)) {
 			return checked(bind(json, null, type), 1, null, json);
 		}
 		JsonNode tree = parse(json, type);
@@ -138,36 +200,66 @@ public final class JacksonEventSerializer implements EventSerializer {
 	}
 
 	/**
-	 * Reads one stored event, running the event chains: a split gives several values, in order.
+	 * Reads one stored event, running the event chains: a split gives several values, in order. One pass over
+	 * the text: without upcasters (or for a kind no chain reads) Jackson binds the text; otherwise the same
+	 * parser that found the kind goes on to build the tree the chain runs on.
 	 */
 	@Override
 	public <T> List<T> deserializeEvent(String json, Class<T> type) {
-		if (!json.contains(VERSION_MARK)
-				&& (!this.upcasters.hasEventUpcasters() || !this.upcasters.hasChain(peekKind(json)))) {
+		boolean stamped = stampedVersionAtEnd(json);
+		ObjectNode object = (stamped || this.upcasters.hasEventUpcasters()) ? treeIfUpcast(json, type, stamped) : null;
+		if (object == null) {
 			// Version 1 and no chain for its kind: bound from the text, as without upcasters.
 			return List.of(checked(bind(json, null, type), 1, null, json));
 		}
-		JsonNode tree = parse(json, type);
-		if (!(tree instanceof ObjectNode object)) {
-			return List.of(checked(bind(json, tree, type), 1, null, json));
-		}
 		List<Upcasters.Versioned> parts = this.upcasters.upcastEvent(object);
+		if (parts.size() == 1) {
+			return List.of(bindPart(json, parts.get(0), type));
+		}
 		List<T> values = new ArrayList<>(parts.size());
 		for (Upcasters.Versioned part : parts) {
-			JsonNode kind = part.tree().get(this.upcasters.typeProperty());
-			values.add(checked(bind(json, part.tree(), type), part.version(),
-					(kind != null && kind.isString()) ? kind.asString() : null, json));
+			values.add(bindPart(json, part, type));
 		}
 		return values;
+	}
+
+	private <T> T bindPart(String json, Upcasters.Versioned part, Class<T> type) {
+		JsonNode kind = part.tree().get(this.upcasters.typeProperty());
+		return checked(bind(json, part.tree(), type), part.version(),
+				(kind != null && kind.isString()) ? kind.asString() : null, json);
+	}
+
+	/**
+	 * Streams over the top-level properties up to the type property (the first one in payloads Jackson wrote):
+	 * when no chain reads that kind and the payload carries no version, stops there and returns {@code null} (the
+	 * caller binds the text); otherwise parses the payload into the tree the chain runs on. {@code null} too when
+	 * the text is not a JSON object (binding it reports what is wrong). The tree is parsed in one call rather
+	 * than property by property from the peeking parser: Jackson sets up a read per call, which costs more than
+	 * the few tokens the peek read.
+	 */
+	private @Nullable ObjectNode treeIfUpcast(String json, Class<?> type, boolean stamped) {
+		if (!stamped && !this.upcasters.hasChain(peekKind(json))) {
+			return null;
+		}
+		return (parse(json, type) instanceof ObjectNode object) ? object : null;
 	}
 
 	/**
 	 * The kind of a stored event without building a tree: the top-level type property, found by streaming over
 	 * the top-level properties (the first one in payloads Jackson wrote); {@code null} when there is none or the
-	 * text is not a JSON object (the tree path then reports what is wrong).
+	 * text is not a JSON object.
 	 */
 	private @Nullable String peekKind(String json) {
 		String typeProperty = this.upcasters.typeProperty();
+		// Payloads Jackson wrote start {"kind":"...": read the kind off the text when it is plain (no escapes).
+		int start = 2 + typeProperty.length() + 3;
+		if (json.length() > start && json.startsWith("{\"") && json.startsWith(typeProperty, 2)
+				&& json.startsWith("\":\"", 2 + typeProperty.length())) {
+			int end = json.indexOf('"', start);
+			if (end > 0 && json.lastIndexOf('\\', end) < start) {
+				return json.substring(start, end);
+			}
+		}
 		try (JsonParser parser = this.mapper.createParser(json)) {
 			if (parser.nextToken() != JsonToken.START_OBJECT) {
 				return null;
@@ -213,9 +305,19 @@ public final class JacksonEventSerializer implements EventSerializer {
 		}
 	}
 
-	/** Refuses a value whose class is at a later version than the chain brought its payload to. */
-	private static <T> T checked(T value, int reached, @Nullable String kind, String json) {
+	/**
+	 * Refuses a value whose class is at a later version than the chain brought its payload to. A value bound from
+	 * the text at "version 1" whose class is above 1 looks for the version property over the whole text first
+	 * (a payload stamped by another writer somewhere else than at its end).
+	 */
+	private <T> T checked(T value, int reached, @Nullable String kind, String json) {
 		int current = (value != null) ? VERSIONS.get(value.getClass()) : 1;
+		if (reached < current && reached == 1 && json.contains(VERSION_MARK)) {
+			JsonNode tree = parse(json, value.getClass());
+			if (tree instanceof ObjectNode object) {
+				return checked(value, Upcasters.takeVersion(object), kind, json);
+			}
+		}
 		if (reached < current) {
 			String what = (kind != null) ? "kind '" + kind + "'" : value.getClass().getName();
 			throw new JournalSerializationException("Stored payload of " + what + " is at version " + reached + " but "

@@ -113,19 +113,29 @@ public final class Upcasters {
 		}
 	}
 
+	/** Runs one step; the name for an error message is built only when the step fails (this runs per event). */
 	private static List<ObjectNode> run(EventUpcaster step, ObjectNode tree, int version) {
-		String which = "Upcaster '" + step.name() + "' (kind '" + step.kind() + "', version " + version + ")";
 		List<ObjectNode> parts;
 		try {
 			parts = step.upcast(tree);
 		}
 		catch (RuntimeException ex) {
-			throw new JournalSerializationException(which + " failed: " + ex, ex);
+			throw new JournalSerializationException(which(step, version) + " failed: " + ex, ex);
 		}
-		if (parts == null || parts.stream().anyMatch(Objects::isNull)) {
-			throw new JournalSerializationException(which + " returned null", new NullPointerException());
+		if (parts == null) {
+			throw new JournalSerializationException(which(step, version) + " returned null", new NullPointerException());
+		}
+		for (int i = 0; i < parts.size(); i++) {
+			if (parts.get(i) == null) {
+				throw new JournalSerializationException(which(step, version) + " returned null",
+						new NullPointerException());
+			}
 		}
 		return parts;
+	}
+
+	private static String which(EventUpcaster step, int version) {
+		return "Upcaster '" + step.name() + "' (kind '" + step.kind() + "', version " + version + ")";
 	}
 
 	/**

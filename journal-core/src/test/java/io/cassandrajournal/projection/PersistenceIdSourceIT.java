@@ -2,6 +2,7 @@ package io.cassandrajournal.projection;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -18,6 +19,8 @@ import io.cassandrajournal.journal.PersistentEvent;
 import io.cassandrajournal.query.TagOffset;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
+import io.cassandrajournal.testing.CountingSession;
+import io.cassandrajournal.testing.SettableClock;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
 
@@ -62,6 +65,14 @@ class PersistenceIdSourceIT {
 			.execute("INSERT INTO events (persistence_id, partition_nr, sequence_nr, timestamp, payload, tags) "
 					+ "VALUES (?, 0, ?, ?, ?, ?)", id, sequenceNr, timestamp,
 					"{\"kind\":\"deposited\",\"amount\":" + sequenceNr + "}", Set.of());
+	}
+
+	/** A row as a late batch lands: with the write time its writer gave it (before its claim), not now. */
+	private void writeEventWrittenAt(String id, long sequenceNr, long timestamp, long writeTimeMicros) {
+		this.keyspace.session()
+			.execute("INSERT INTO events (persistence_id, partition_nr, sequence_nr, timestamp, payload, tags) "
+					+ "VALUES (?, 0, ?, ?, ?, ?) USING TIMESTAMP ?", id, sequenceNr, timestamp,
+					"{\"kind\":\"deposited\",\"amount\":" + sequenceNr + "}", Set.<String>of(), writeTimeMicros);
 	}
 
 	private static List<Long> sequenceNrs(ProjectionSource.Batch batch) {
@@ -111,8 +122,9 @@ class PersistenceIdSourceIT {
 		ProjectionSource.Batch rest = result(fromTen.poll(), Duration.ofSeconds(10));
 		assertThat(sequenceNrs(rest)).containsExactly(13L);
 		assertThat(rest.caughtUp()).isTrue();
-		// 14 and 15, missing at the end of the stream, are held (see the next test), not stepped over.
-		assertThat(fromTen.offsetAfter(rest.events().size()).sequenceNr()).isEqualTo(13);
+		// 14 and 15, missing at the end of the stream, are sealed and stepped over too (a sealed gap never shows an
+		// event); without a seal they are held (see the next test).
+		assertThat(fromTen.offsetAfter(rest.events().size()).sequenceNr()).isEqualTo(15);
 	}
 
 	/**
@@ -124,8 +136,9 @@ class PersistenceIdSourceIT {
 	 */
 	@Test
 	void claimedNumbersMissingAtTheEndAreHeldSoEventsThatAppearLateAreStillDelivered() {
-		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(), this.options,
-				new JacksonEventSerializer());
+		// An in-flight wait of zero: nothing is sealed, so an event may still appear in a gap.
+		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(),
+				this.options.withInFlightWait(Duration.ZERO), new JacksonEventSerializer());
 		long anHourAgo = System.currentTimeMillis() - Duration.ofHours(1).toMillis();
 		String id = tenEventsThenThirteenVisibleAndElevenTwelveClaimed(journal, anHourAgo);
 		this.keyspace.session().execute("UPDATE metadata SET max_sequence_nr = 15 WHERE persistence_id = ?", id);
@@ -183,7 +196,7 @@ class PersistenceIdSourceIT {
 				this.options.withInFlightWait(Duration.ofSeconds(1)), new JacksonEventSerializer());
 		long now = System.currentTimeMillis();
 		String id = tenEventsThenThirteenVisibleAndElevenTwelveClaimed(journal, now);
-		Clock clock = Clock.systemUTC();
+		SettableClock clock = new SettableClock(Instant.ofEpochMilli(now));
 		SteppedOverGaps kept = new SteppedOverGaps(id, Duration.ofMinutes(10), clock);
 		SteppedOverGaps off = new SteppedOverGaps(id, Duration.ZERO, clock);
 		PersistenceIdSource first = new PersistenceIdSource(journal, id, new TagOffset(0, id, 10), 100, kept, clock);
@@ -199,11 +212,91 @@ class PersistenceIdSourceIT {
 		ProjectionSource.Batch late = result(next.poll(), Duration.ofSeconds(10));
 		assertThat(sequenceNrs(late)).containsExactly(11L, 12L);
 		assertThat(next.offsetAfter(1).sequenceNr()).as("a late event never moves the cursor").isEqualTo(13);
+		clock.advance(SteppedOverGaps.RECHECK_INTERVAL);
 		assertThat(sequenceNrs(result(next.poll(), Duration.ofSeconds(10)))).as("12 was not handled: read again")
 			.containsExactly(12L);
 		assertThat(next.offsetAfter(1).sequenceNr()).isEqualTo(13);
+		clock.advance(SteppedOverGaps.RECHECK_INTERVAL);
 		assertThat(sequenceNrs(result(next.poll(), Duration.ofSeconds(10)))).isEmpty();
 		assertThat(sequenceNrs(result(withoutWindow.poll(), Duration.ofSeconds(10)))).as("window off").isEmpty();
+	}
+
+	/**
+	 * A sealed gap at the end of the stream (in-flight wait on, the default) is stepped over rather than held: held,
+	 * it was read and sealed again on every poll. Like a sealed gap below a visible event it is kept and read again
+	 * at most once per {@link SteppedOverGaps#RECHECK_INTERVAL}: a late batch under the seal shows nothing, one
+	 * written later than the seal (a writer whose clock ran ahead) is still delivered.
+	 */
+	@Test
+	void aSealedGapIsNotHeldAndIsReadAgainAtMostOncePerInterval() {
+		CountingSession counting = new CountingSession(this.keyspace.session());
+		CassandraJournal journal = CassandraJournal.create(counting.session(), this.options,
+				new JacksonEventSerializer());
+		long anHourAgo = System.currentTimeMillis() - Duration.ofHours(1).toMillis();
+		String id = tenEventsThenThirteenVisibleAndElevenTwelveClaimed(journal, anHourAgo);
+		this.keyspace.session().execute("UPDATE metadata SET max_sequence_nr = 15 WHERE persistence_id = ?", id);
+		SettableClock clock = new SettableClock(Instant.now());
+		SteppedOverGaps gaps = new SteppedOverGaps(id, Duration.ofHours(2), clock);
+		PersistenceIdSource source = new PersistenceIdSource(journal, id, new TagOffset(0, id, 10), 100, gaps, clock);
+		ProjectionSource.Batch first = result(source.poll(), Duration.ofSeconds(10));
+		assertThat(sequenceNrs(first)).containsExactly(13L);
+		assertThat(source.offsetAfter(first.events().size()).sequenceNr()).as("past the sealed end").isEqualTo(15);
+
+		// The cut-off batches land late, with their writers' write times (before the claims): under the seals.
+		long writtenAt = (anHourAgo - 1) * 1000;
+		for (long sequenceNr : new long[] { 11, 12, 14, 15 }) {
+			writeEventWrittenAt(id, sequenceNr, anHourAgo, writtenAt);
+		}
+		counting.takeCount();
+		assertThat(sequenceNrs(result(source.poll(), Duration.ofSeconds(10)))).as("shadowed by the seals").isEmpty();
+		assertThat(counting.takeCount()).as("the kept gaps in one read (head, partition), then the head of the stream")
+			.isEqualTo(3);
+		for (int poll = 0; poll < 3; poll++) {
+			assertThat(sequenceNrs(result(source.poll(), Duration.ofSeconds(10)))).isEmpty();
+			assertThat(counting.takeCount()).as("a caught-up poll within the interval: the head read").isEqualTo(1);
+		}
+		List<Long> replayed = new ArrayList<>();
+		result(journal.replayRaw(id, 1, 15, (event) -> replayed.add(event.sequenceNr())));
+		assertThat(replayed).as("the sealed numbers show nothing to anyone").doesNotContain(11L, 12L, 14L, 15L);
+
+		// A writer whose clock ran ahead: its row is newer than the seal, and is still delivered.
+		writeEvent(id, 14, anHourAgo);
+		clock.advance(SteppedOverGaps.RECHECK_INTERVAL);
+		assertThat(sequenceNrs(result(source.poll(), Duration.ofSeconds(10)))).containsExactly(14L);
+	}
+
+	/**
+	 * Without a seal (in-flight wait zero) stepped-over gaps are read again, but at most once per
+	 * {@link SteppedOverGaps#RECHECK_INTERVAL} and with one read for gaps within a page of each other.
+	 */
+	@Test
+	void unsealedGapsCloseTogetherAreReadAgainInOneReadAtMostOncePerInterval() {
+		CountingSession counting = new CountingSession(this.keyspace.session());
+		CassandraJournal journal = CassandraJournal.create(counting.session(),
+				this.options.withInFlightWait(Duration.ZERO), new JacksonEventSerializer());
+		long now = System.currentTimeMillis();
+		String id = tenEventsThenThirteenVisibleAndElevenTwelveClaimed(journal, now);
+		this.keyspace.session().execute("UPDATE metadata SET max_sequence_nr = 17 WHERE persistence_id = ?", id);
+		writeEvent(id, 15, now);
+		writeEvent(id, 17, now);
+		SettableClock clock = new SettableClock(Instant.ofEpochMilli(now));
+		SteppedOverGaps gaps = new SteppedOverGaps(id, Duration.ofMinutes(10), clock);
+		PersistenceIdSource source = new PersistenceIdSource(journal, id, new TagOffset(0, id, 10), 100, gaps, clock);
+		ProjectionSource.Batch first = result(source.poll(), Duration.ofSeconds(10));
+		assertThat(sequenceNrs(first)).as("11, 12, 14 and 16 stepped over").containsExactly(13L, 15L, 17L);
+		assertThat(source.offsetAfter(first.events().size()).sequenceNr()).isEqualTo(17);
+
+		counting.takeCount();
+		assertThat(sequenceNrs(result(source.poll(), Duration.ofSeconds(10)))).isEmpty();
+		assertThat(counting.takeCount()).as("the first poll after: the three gaps in one read (head and partition), "
+				+ "then the head of the stream").isEqualTo(3);
+		writeEvent(id, 14, now);
+		assertThat(sequenceNrs(result(source.poll(), Duration.ofSeconds(10)))).as("within the interval").isEmpty();
+		assertThat(counting.takeCount()).as("within the interval: the head of the stream only").isEqualTo(1);
+		clock.advance(SteppedOverGaps.RECHECK_INTERVAL);
+		ProjectionSource.Batch late = result(source.poll(), Duration.ofSeconds(10));
+		assertThat(sequenceNrs(late)).as("after the interval, the late event").containsExactly(14L);
+		assertThat(counting.takeCount()).isEqualTo(3);
 	}
 
 }

@@ -151,6 +151,62 @@ class SegmentCountChangeIT {
 				after, shared, first.stream().filter((e) -> handledIn(2).contains(e.key())).count(), first.size());
 	}
 
+	/**
+	 * Finding 15 item 8: a reset (rebuild) after a count change must not leave the counts used before with their
+	 * old cursors. Phase 1 runs with {@code before} segments to the end; phase 2 runs with {@code after}
+	 * segments and is reset to the start (a rebuild), and stops before the rebuild got anywhere (its cursors at the
+	 * start); phase 3 goes back to {@code before} segments: the rebuild must go on from the start, not resume from
+	 * the old count's cursors past every first event.
+	 */
+	@ParameterizedTest(name = "{0} -> {1} -> {0} segments")
+	@CsvSource({ "4, 8", "8, 2", "1, 4" })
+	void aResetAfterACountChangeIsNotUndoneByTheCursorsOfAnotherCount(int before, int after) {
+		this.handled.clear();
+		String tag = "reset-" + before + "-" + after;
+		String name = "projection-" + tag;
+		ProjectionId id = ProjectionId.byTag(name, TagFilter.tag(tag));
+		this.phase = 1;
+		List<Appended> first = append(tag, "first", 1);
+		long lastOfFirst = first.stream().mapToLong(Appended::timestamp).max().orElseThrow();
+		ProjectionEngine engine = engine(name, tag, before, false);
+		try {
+			result(engine.startAll());
+			await("phase 1 handles every event").atMost(WAIT).until(() -> handledIn(1).containsAll(keys(first)));
+			await("every old segment's cursor is at the last of the first events").atMost(WAIT)
+				.until(() -> cursors(id, before).stream()
+					.allMatch((c) -> c.isPresent() && c.get().timestamp() >= lastOfFirst));
+		}
+		finally {
+			engine.close();
+		}
+
+		this.phase = 2;
+		engine = engine(name, tag, after, false);
+		try {
+			result(engine.startAll());
+			result(engine.projection(name).orElseThrow().reset(TagOffset.START));
+		}
+		finally {
+			engine.close();
+		}
+		// The rebuild got nowhere before it stopped: the new count's cursors at the start.
+		DurableStateOffsetStore store = new DurableStateOffsetStore(this.state);
+		for (SliceRange range : SliceRange.split(after)) {
+			result(store.save(cursorId(id, range, after), TagOffset.START));
+		}
+
+		this.phase = 3;
+		engine = engine(name, tag, before, false);
+		try {
+			result(engine.startAll());
+			await("phase 3 (back to " + before + " segments) goes on with the rebuild from the start").atMost(WAIT)
+				.until(() -> handledIn(3).containsAll(keys(first)));
+		}
+		finally {
+			engine.close();
+		}
+	}
+
 	private ProjectionEngine engine(String name, String tag, int segments, boolean shared) {
 		ProjectionEngine.Builder builder = ProjectionEngine.builder(this.journal)
 			.readJournal(this.query)

@@ -1,5 +1,7 @@
 package io.cassandrajournal.projection;
 
+import java.util.Optional;
+
 import org.junit.jupiter.api.Test;
 
 import io.cassandrajournal.query.TagFilter;
@@ -81,6 +83,42 @@ class SegmentLayoutsTest {
 		assertThat(result(offsets.load(own))).contains(at(45));
 		result(offsets.delete(own));
 		assertThat(result(offsets.load(own))).as("a reset is not undone by inheriting again").contains(TagOffset.START);
+	}
+
+	@Test
+	void aResetForgetsTheOtherCountsCursorsOfItsRangeAndOnlyThose() {
+		// History 1 -> 4 -> 8 -> 2 (and 16 before): the range 0-of-2 is reset.
+		result(this.store.save(ID, at(5)));
+		save(4, 0, at(20));
+		save(4, 1, at(21));
+		save(4, 2, at(22));
+		save(8, 0, at(60));
+		save(8, 3, at(63));
+		save(8, 4, at(64));
+		save(16, 7, at(77));
+		SegmentLayouts two = new SegmentLayouts(ID, 2);
+		SliceRange first = SliceRange.split(2).get(0);
+		ProjectionId own = ID.segment(first);
+		result(two.inheriting(first, this.store).reset(own, TagOffset.START));
+		assertThat(result(this.store.load(own))).as("its own cursor: the start").contains(TagOffset.START);
+		assertThat(result(this.store.load(ID))).as("the one-segment cursor, an ancestor").isEmpty();
+		assertThat(load(4, 0)).isEmpty();
+		assertThat(load(4, 1)).isEmpty();
+		assertThat(load(8, 0)).isEmpty();
+		assertThat(load(8, 3)).isEmpty();
+		assertThat(load(16, 7)).isEmpty();
+		assertThat(load(4, 2)).as("another range's").contains(at(22));
+		assertThat(load(8, 4)).as("another range's").contains(at(64));
+
+		save(4, 0, at(20));
+		InMemoryOffsetStore fenced = new InMemoryOffsetStore();
+		result(two.resettingEveryLayout(first, fenced, this.store).reset(own, at(3)));
+		assertThat(result(fenced.load(own))).as("the fenced cursor is written").contains(at(3));
+		assertThat(load(4, 0)).isEmpty();
+	}
+
+	private Optional<TagOffset> load(int segments, int index) {
+		return result(this.store.load(ID.segment(SliceRange.split(segments).get(index))));
 	}
 
 	private TagOffset inherited(SegmentLayouts layouts, int segments, int index) {

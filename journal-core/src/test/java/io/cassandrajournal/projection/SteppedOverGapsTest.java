@@ -53,6 +53,7 @@ class SteppedOverGapsTest {
 			.containsExactly(new SequenceRange(5, 6));
 
 		this.gaps.delivered(7);
+		this.clock.advance(SteppedOverGaps.RECHECK_INTERVAL);
 		assertThat(this.gaps.due(100)).containsExactly(new SequenceRange(5, 6), new SequenceRange(8, 9));
 		this.gaps.delivered(5);
 		this.gaps.delivered(6);
@@ -77,6 +78,18 @@ class SteppedOverGapsTest {
 		}
 		assertThat(this.gaps.due(Long.MAX_VALUE)).hasSize(SteppedOverGaps.MAX_RANGES)
 			.startsWith(new SequenceRange(50, 51));
+	}
+
+	@Test
+	void keptRangesAreDueAtMostOncePerRecheckInterval() {
+		this.gaps.add(new SequenceRange(11, 12), now());
+		assertThat(this.gaps.due(14)).containsExactly(new SequenceRange(11, 12));
+		assertThat(this.gaps.due(14)).as("the next poll at once").isEmpty();
+		this.clock.advance(SteppedOverGaps.RECHECK_INTERVAL.minusMillis(1));
+		assertThat(this.gaps.due(14)).as("just before the interval").isEmpty();
+		this.clock.advance(Duration.ofMillis(1));
+		assertThat(this.gaps.due(14)).as("after it").containsExactly(new SequenceRange(11, 12));
+		assertThat(this.gaps.isEmpty()).as("still kept in between").isFalse();
 	}
 
 }

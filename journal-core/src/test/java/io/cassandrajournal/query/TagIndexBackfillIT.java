@@ -5,11 +5,14 @@ import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.BatchStatement;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.Statement;
 import org.junit.jupiter.api.Test;
 
@@ -42,14 +45,7 @@ class TagIndexBackfillIT {
 		CassandraJournal unindexed = CassandraJournal.create(keyspace.session(), indexed.withUseTagIndex(false),
 				new JacksonEventSerializer());
 		String tag = "window-" + System.nanoTime();
-		long head = 0;
-		for (int i = 0; i < 3; i++) {
-			List<EventToAppend> events = new ArrayList<>();
-			for (int e = 0; e < 200; e++) {
-				events.add(EventToAppend.of(new Deposited(e), tag));
-			}
-			head = result(unindexed.append(tag + "-big", head, events)).lastSequenceNr();
-		}
+		appendSixHundred(unindexed, tag + "-big", tag);
 		result(unindexed.append(tag + "-small", 0, List.of(EventToAppend.of(new Deposited(1), tag))));
 
 		// Tag rows are written as unlogged batches (one per event and tag partition here).
@@ -66,6 +62,59 @@ class TagIndexBackfillIT {
 		result(query.forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START, AccountEvent.class,
 				(e) -> indexedEvents.add(e.event().persistenceId() + "#" + e.event().sequenceNr())));
 		assertThat(indexedEvents).hasSize(601).doesNotHaveDuplicates();
+	}
+
+	/**
+	 * Each chunk of events is read once, with the write times its tag rows carry (finding 12), and the head once
+	 * per persistenceId: the events of a chunk are not read a second time for their write times, and the head is
+	 * not read again per chunk.
+	 */
+	@Test
+	void eachChunkOfEventsIsReadOnceWithItsWriteTimes(TestKeyspace keyspace) {
+		CassandraJournalOptions indexed = CassandraJournalOptions.create()
+			.withKeyspace(keyspace.name())
+			.withUseTagIndex(true)
+			.withPartitionSize(400);
+		CassandraJournal unindexed = CassandraJournal.create(keyspace.session(), indexed.withUseTagIndex(false),
+				new JacksonEventSerializer());
+		String tag = "once-" + System.nanoTime();
+		appendSixHundred(unindexed, tag + "-big", tag);
+		String events = keyspace.name() + "." + indexed.eventsTable() + " ";
+		String metadata = keyspace.name() + "." + indexed.metadataTable() + " ";
+		Map<String, AtomicInteger> reads = new ConcurrentHashMap<>();
+		CqlSession counting = (CqlSession) Proxy.newProxyInstance(CqlSession.class.getClassLoader(),
+				new Class<?>[] { CqlSession.class }, (proxy, method, args) -> {
+					if (method.getName().startsWith("execute") && args != null && args.length == 1
+							&& args[0] instanceof BoundStatement bound) {
+						String cql = bound.getPreparedStatement().getQuery();
+						if (cql.startsWith("SELECT") && cql.contains(" FROM " + events)) {
+							reads.computeIfAbsent("events", (k) -> new AtomicInteger()).incrementAndGet();
+						}
+						if (cql.startsWith("SELECT") && cql.contains(" FROM " + metadata)) {
+							reads.computeIfAbsent("head", (k) -> new AtomicInteger()).incrementAndGet();
+						}
+					}
+					try {
+						return method.invoke(keyspace.session(), args);
+					}
+					catch (InvocationTargetException ex) {
+						throw ex.getCause();
+					}
+				});
+		CassandraJournal journal = CassandraJournal.create(counting, indexed, new JacksonEventSerializer());
+		TagIndexBackfill backfill = TagIndexBackfill.create(journal, counting, indexed);
+		assertThat(result(backfill.run())).isEqualTo(600);
+
+		// Chunks of 500 over partitions of 400: 1..500 spans partitions 0 and 1, 501..600 partition 1.
+		assertThat(reads.get("events")).as("reads of the events table: one per chunk and partition it spans")
+			.hasValue(3);
+		assertThat(reads.get("head")).as("head reads: one for the one persistenceId").hasValue(1);
+		CassandraReadJournal query = CassandraReadJournal.create(journal, keyspace.session(), indexed,
+				new JacksonEventSerializer());
+		List<Long> indexedEvents = new ArrayList<>();
+		result(query.forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START, AccountEvent.class,
+				(e) -> indexedEvents.add(e.event().sequenceNr())));
+		assertThat(indexedEvents).hasSize(600).doesNotHaveDuplicates();
 	}
 
 	/**
@@ -105,6 +154,18 @@ class TagIndexBackfillIT {
 		result(query.forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START, AccountEvent.class,
 				(e) -> indexedEvents.add(e.event().sequenceNr())));
 		assertThat(indexedEvents).as("tag rows of deleted events").isEmpty();
+	}
+
+	/** Appends 600 tagged events to one entity, 200 per append, without the tag index. */
+	private static void appendSixHundred(CassandraJournal unindexed, String persistenceId, String tag) {
+		long head = 0;
+		for (int i = 0; i < 3; i++) {
+			List<EventToAppend> events = new ArrayList<>();
+			for (int e = 0; e < 200; e++) {
+				events.add(EventToAppend.of(new Deposited(e), tag));
+			}
+			head = result(unindexed.append(persistenceId, head, events)).lastSequenceNr();
+		}
 	}
 
 	/** A session whose batches wait for {@link #release()} before they are sent. */

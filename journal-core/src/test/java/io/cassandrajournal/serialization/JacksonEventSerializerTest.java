@@ -5,7 +5,10 @@ import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import com.fasterxml.jackson.annotation.JsonValue;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.json.JsonMapper;
 
 import io.cassandrajournal.JournalSerializationException;
 import io.cassandrajournal.UnknownPayloadTypeException;
@@ -58,6 +61,74 @@ class JacksonEventSerializerTest {
 		assertThatThrownBy(() -> this.serializer.deserialize("{\"kind\":", Event.class))
 			.isInstanceOf(JournalSerializationException.class)
 			.isNotInstanceOf(UnknownPayloadTypeException.class);
+	}
+
+	@PayloadVersion(2)
+	record Versioned(long amount) {
+	}
+
+	@PayloadVersion(2)
+	record Empty() {
+	}
+
+	@PayloadVersion(2)
+	record Scalar(@JsonValue long amount) {
+	}
+
+	@Test
+	void theVersionIsAppendedAsTheLastPropertyOfOneWrite() {
+		assertThat(this.serializer.serialize(new Versioned(5))).isEqualTo("{\"amount\":5,\"_version\":2}");
+		assertThat(this.serializer.serialize(new Empty())).isEqualTo("{\"_version\":2}");
+		assertThat(this.serializer.deserialize(this.serializer.serialize(new Empty()), Empty.class)).isEqualTo(new Empty());
+		assertThatThrownBy(() -> this.serializer.serialize(new Scalar(3)))
+			.isInstanceOf(JournalSerializationException.class)
+			.hasMessageContaining("not written as a JSON object");
+	}
+
+	@Test
+	void onlyTheEndOfThePayloadIsLookedAtForTheVersion() {
+		assertThat(JacksonEventSerializer.stampedVersionAtEnd("{\"amount\":5,\"_version\":2}")).isTrue();
+		assertThat(JacksonEventSerializer.stampedVersionAtEnd("{ \"amount\" : 5 , \"_version\" : 12 }\n")).isTrue();
+		assertThat(JacksonEventSerializer.stampedVersionAtEnd("{\"amount\":5}")).isFalse();
+		assertThat(JacksonEventSerializer.stampedVersionAtEnd("{\"x_version\":2}")).isFalse();
+		assertThat(JacksonEventSerializer.stampedVersionAtEnd("{\"a\":\"_version\"}")).isFalse();
+		assertThat(JacksonEventSerializer.stampedVersionAtEnd("{\"_version\":\"2\"}")).isFalse();
+		assertThat(JacksonEventSerializer.stampedVersionAtEnd("[2]")).isFalse();
+		assertThat(JacksonEventSerializer.stampedVersionAtEnd("")).isFalse();
+	}
+
+	@Test
+	void aVersionStampedElsewhereThanAtTheEndStillCounts() {
+		assertThat(this.serializer.deserializeEvent("{\"_version\":2,\"amount\":5}", Versioned.class))
+			.containsExactly(new Versioned(5));
+		assertThatThrownBy(() -> this.serializer.deserializeEvent("{\"amount\":5}", Versioned.class))
+			.isInstanceOf(JournalSerializationException.class)
+			.hasMessageContaining("is at version 1 but");
+	}
+
+	@Test
+	void aStrictMapperReadsAStampedPayload() {
+		JacksonEventSerializer strict = new JacksonEventSerializer(
+				JsonMapper.builder().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build());
+		assertThat(strict.deserializeEvent(strict.serialize(new Versioned(7)), Versioned.class))
+			.containsExactly(new Versioned(7));
+		assertThat(strict.deserialize(strict.serialize(new Versioned(7)), Versioned.class)).isEqualTo(new Versioned(7));
+	}
+
+	@Test
+	void theKindIsFoundWhateverTheWayItIsWritten() {
+		JacksonEventSerializer serializer = new JacksonEventSerializer(Upcasters.builder()
+			.add(EventUpcaster.of("a\"b", 1, (event) -> event.put("upcast", true)))
+			.add(EventUpcaster.of("plain", 1, (event) -> event.put("upcast", true)))
+			.build());
+		assertThat(serializer.deserializeEvent("{\"kind\":\"a\\\"b\",\"n\":1}", Object.class))
+			.as("an escaped kind").hasToString("[{kind=a\"b, n=1, upcast=true}]");
+		assertThat(serializer.deserializeEvent("{\"kind\":\"plain\",\"n\":1}", Object.class)).as("as Jackson writes it")
+			.hasToString("[{kind=plain, n=1, upcast=true}]");
+		assertThat(serializer.deserializeEvent("{ \"kind\" : \"plain\" }", Object.class)).as("with spaces")
+			.hasToString("[{kind=plain, upcast=true}]");
+		assertThat(serializer.deserializeEvent("{\"kind\":\"plainer\",\"n\":\"x\\\"\"}", Object.class))
+			.as("another kind, an escape further on").hasToString("[{kind=plainer, n=x\"}]");
 	}
 
 }

@@ -146,19 +146,22 @@ public final class JournalProjectionsAutoConfiguration {
 		if (timeout.isNegative() || timeout.isZero()) {
 			throw new InvalidConfigurationPropertyValueException(prefix + "lease-timeout", timeout, "must be positive");
 		}
-		if (renew.isNegative() || renew.isZero() || renew.multipliedBy(3).compareTo(timeout) > 0) {
-			throw new InvalidConfigurationPropertyValueException(prefix + "renew-interval", renew,
-					"must be positive and at most a third of " + prefix + "lease-timeout (" + timeout
-							+ "), so that an owner renews several times before another instance may take its segments");
-		}
 		String instanceId = p.getInstanceId();
 		if (instanceId != null && instanceId.isBlank()) {
 			throw new InvalidConfigurationPropertyValueException(prefix + "instance-id", instanceId,
 					"must not be blank; leave it unset for host name, process id and a random suffix");
 		}
-		return ProjectionSharing.create(session, options)
-			.withInstanceId((instanceId != null) ? instanceId.trim() : defaultInstanceId())
-			.withLeaseTiming(timeout, renew);
+		ProjectionSharing sharing = ProjectionSharing.create(session, options)
+			.withInstanceId((instanceId != null) ? instanceId.trim() : defaultInstanceId());
+		try {
+			// ProjectionSharing enforces the timing rule; this only names the properties in its refusal.
+			return sharing.withLeaseTiming(timeout, renew);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException(prefix + "renew-interval", renew,
+					"must be positive and at most a third of " + prefix + "lease-timeout (" + timeout
+							+ "), so that an owner renews several times before another instance may take its segments");
+		}
 	}
 
 	/** @return {@code <host>-<pid>-<random>}: readable in the endpoint, unique per running instance */

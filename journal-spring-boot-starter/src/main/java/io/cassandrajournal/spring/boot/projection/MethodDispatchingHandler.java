@@ -69,19 +69,12 @@ final class MethodDispatchingHandler implements EventHandler<String> {
 		if (payloads.size() == 1) {
 			return dispatch(raw, payloads.get(0));
 		}
-		// An upcaster split the stored event: its parts in order, each after the previous one completed.
-		CompletionStage<Void> all = CompletableFuture.completedFuture(null);
+		// An upcaster split the stored event: its parts in order, as the core runner hands them to a handler.
+		List<PersistentEvent<Object>> parts = new ArrayList<>(payloads.size());
 		for (Object payload : payloads) {
-			all = all.thenCompose((ignored) -> {
-				try {
-					return dispatch(raw, payload);
-				}
-				catch (Exception ex) {
-					return CompletableFuture.failedFuture(ex);
-				}
-			});
+			parts.add(raw.withPayload(payload));
 		}
-		return all;
+		return EventHandler.inOrder(parts, (part) -> dispatch(raw, part.payload()));
 	}
 
 	private CompletionStage<Void> dispatch(PersistentEvent<String> raw, Object payload) throws Exception {
