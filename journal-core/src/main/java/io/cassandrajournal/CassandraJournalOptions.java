@@ -84,6 +84,8 @@ public final class CassandraJournalOptions {
 
 	private final Duration inFlightWait;
 
+	private final Duration tagIndexTtl;
+
 	private final Clock clock;
 
 	private CassandraJournalOptions(Values v) {
@@ -112,6 +114,7 @@ public final class CassandraJournalOptions {
 		this.requestTimeout = v.requestTimeout;
 		this.startupWait = v.startupWait;
 		this.inFlightWait = v.inFlightWait;
+		this.tagIndexTtl = v.tagIndexTtl;
 		this.clock = v.clock;
 	}
 
@@ -407,6 +410,27 @@ public final class CassandraJournalOptions {
 		return with((v) -> v.inFlightWait = inFlightWait);
 	}
 
+	/** Cassandra's largest TTL: 20 years. */
+	private static final Duration MAX_TTL = Duration.ofSeconds(630_720_000);
+
+	/**
+	 * @param tagIndexTtl how long a tag index row lives after it is written (Cassandra's per-row TTL), default
+	 * zero: for ever. The rows of the bucketed index's bucket list live this long plus one bucket. Tag queries and
+	 * tag projections then see only the events of that period; the events stay in the journal (replay, entity
+	 * loads). An expired row becomes a tombstone for {@code gc_grace_seconds}, like a deleted one, but costs no
+	 * delete request. Whole seconds, at most 20 years. Rows written by a backfill get the full TTL from their
+	 * write; rows written before the option was set keep none
+	 * @return new options
+	 */
+	public CassandraJournalOptions withTagIndexTtl(Duration tagIndexTtl) {
+		Objects.requireNonNull(tagIndexTtl, "tagIndexTtl");
+		if (tagIndexTtl.isNegative() || tagIndexTtl.compareTo(MAX_TTL) > 0 || tagIndexTtl.getNano() != 0) {
+			throw new IllegalArgumentException(
+					"tagIndexTtl must be whole seconds from 0 (no TTL) to 20 years, was " + tagIndexTtl);
+		}
+		return with((v) -> v.tagIndexTtl = tagIndexTtl);
+	}
+
 	/**
 	 * @param clock the clock that stamps events and state updates, default UTC system clock
 	 * @return new options
@@ -540,6 +564,11 @@ public final class CassandraJournalOptions {
 		return this.inFlightWait;
 	}
 
+	/** @return how long tag index rows live, zero for ever */
+	public Duration tagIndexTtl() {
+		return this.tagIndexTtl;
+	}
+
 	public Clock clock() {
 		return this.clock;
 	}
@@ -605,6 +634,8 @@ public final class CassandraJournalOptions {
 
 		Duration inFlightWait = Duration.ofSeconds(30);
 
+		Duration tagIndexTtl = Duration.ZERO;
+
 		Clock clock = Clock.systemUTC();
 
 		Values() {
@@ -636,6 +667,7 @@ public final class CassandraJournalOptions {
 			this.requestTimeout = o.requestTimeout;
 			this.startupWait = o.startupWait;
 			this.inFlightWait = o.inFlightWait;
+			this.tagIndexTtl = o.tagIndexTtl;
 			this.clock = o.clock;
 		}
 

@@ -73,13 +73,16 @@ public final class EntityRepository<S, E> {
 
 	private final Executor executor;
 
+	private final SnapshotRetention retention;
+
 	/** Access-ordered, bounded; guarded by itself. Empty when {@code cacheSize} is 0. */
 	private final LinkedHashMap<String, EntityState<S>> cache;
 
 	private EntityRepository(Journal journal, @Nullable SnapshotStore snapshots, EventSourcedEntity<S, E> entity,
-			int maxRetries, int cacheSize, Executor executor) {
+			int maxRetries, int cacheSize, Executor executor, SnapshotRetention retention) {
 		this.journal = journal;
 		this.executor = executor;
+		this.retention = retention;
 		this.snapshots = snapshots;
 		this.entity = entity;
 		this.maxRetries = maxRetries;
@@ -107,7 +110,7 @@ public final class EntityRepository<S, E> {
 			throw new IllegalArgumentException("maxEntities must be 0 or more, was " + maxEntities);
 		}
 		return new EntityRepository<>(this.journal, this.snapshots, this.entity, this.maxRetries, maxEntities,
-				this.executor);
+				this.executor, this.retention);
 	}
 
 	/**
@@ -120,7 +123,41 @@ public final class EntityRepository<S, E> {
 	public EntityRepository<S, E> withExecutor(Executor executor) {
 		Objects.requireNonNull(executor, "executor");
 		return new EntityRepository<>(this.journal, this.snapshots, this.entity, this.maxRetries, this.cacheSize,
-				executor);
+				executor, this.retention);
+	}
+
+	/**
+	 * Snapshot retention, after Akka's retention criteria: once a snapshot at sequence number {@code S} is
+	 * written, snapshots up to {@code S - keepSnapshots x snapshotEvery} are deleted and, with
+	 * {@code deleteEvents}, the events up to that number too ({@link Journal#deleteTo}, after the snapshots'
+	 * save succeeded, in the background; a failure is logged and the next snapshot tries again). The snapshots of
+	 * the last {@code keepSnapshots x snapshotEvery} events stay: {@code keepSnapshots} of them when every
+	 * snapshot was written, at least the one just written. A load starts at the newest readable snapshot, which
+	 * is above the deleted range, so no load ever needs a deleted event. Tag projections and per-entity
+	 * projections that had not read the deleted events yet never will (README "Retention").
+	 * @param keepSnapshots snapshot intervals kept, at least 1; 0 turns retention off (the default)
+	 * @param deleteEvents whether to delete the events below the kept snapshots too
+	 * @return a repository over the same journal and entity with that retention
+	 * @throws IllegalArgumentException if {@code keepSnapshots} is negative, or positive for an entity that takes
+	 * no snapshots
+	 */
+	public EntityRepository<S, E> withSnapshotRetention(int keepSnapshots, boolean deleteEvents) {
+		if (keepSnapshots < 0) {
+			throw new IllegalArgumentException("keepSnapshots must be 0 (off) or more, was " + keepSnapshots);
+		}
+		if (keepSnapshots > 0 && (this.entity.snapshotEvery() <= 0 || this.snapshots == null)) {
+			throw new IllegalArgumentException("entity " + this.entity.getClass().getName()
+					+ " takes no snapshots (snapshotEvery <= 0 or no SnapshotStore): snapshot retention needs them");
+		}
+		return new EntityRepository<>(this.journal, this.snapshots, this.entity, this.maxRetries, this.cacheSize,
+				this.executor, new SnapshotRetention(keepSnapshots, deleteEvents && keepSnapshots > 0));
+	}
+
+	/** Retention after a snapshot: see {@link #withSnapshotRetention}. */
+	private record SnapshotRetention(int keepSnapshots, boolean deleteEvents) {
+
+		static final SnapshotRetention OFF = new SnapshotRetention(0, false);
+
 	}
 
 	private @Nullable EntityState<S> cached(String persistenceId) {
@@ -173,7 +210,8 @@ public final class EntityRepository<S, E> {
 			throw new IllegalArgumentException("entity " + entity.getClass().getName()
 					+ " takes snapshots (snapshotEvery > 0) but no SnapshotStore was given");
 		}
-		return new EntityRepository<>(journal, snapshots, entity, maxRetries, 0, DefaultExecutor.INSTANCE);
+		return new EntityRepository<>(journal, snapshots, entity, maxRetries, 0, DefaultExecutor.INSTANCE,
+				SnapshotRetention.OFF);
 	}
 
 	/**
@@ -335,10 +373,30 @@ public final class EntityRepository<S, E> {
 		if (every <= 0 || this.snapshots == null || after.sequenceNr() / every == before / every) {
 			return;
 		}
-		this.snapshots.save(after.persistenceId(), after.sequenceNr(), after.state()).whenComplete((ok, error) -> {
+		SnapshotStore store = this.snapshots;
+		store.save(after.persistenceId(), after.sequenceNr(), after.state()).whenComplete((ok, error) -> {
 			if (error != null) {
 				logger.warn("Snapshot of '{}' at {} failed; the next load replays more events", after.persistenceId(),
 						after.sequenceNr(), Errors.unwrap(error));
+			}
+			else {
+				applyRetention(store, after.persistenceId(), after.sequenceNr(), every);
+			}
+		});
+	}
+
+	/** After a snapshot at {@code snapshotAt} was written: see {@link #withSnapshotRetention}. */
+	private void applyRetention(SnapshotStore store, String persistenceId, long snapshotAt, int every) {
+		long cut = snapshotAt - (long) this.retention.keepSnapshots() * every;
+		if (this.retention.keepSnapshots() == 0 || cut <= 0) {
+			return;
+		}
+		CompletionStage<Void> events = this.retention.deleteEvents() ? this.journal.deleteTo(persistenceId, cut)
+				: CompletableFuture.completedFuture(null);
+		events.thenCompose((ignored) -> store.deleteOlderThan(persistenceId, cut + 1)).whenComplete((ok, error) -> {
+			if (error != null) {
+				logger.warn("Retention after the snapshot of '{}' at {} failed (events and snapshots up to {}); the "
+						+ "next snapshot tries again", persistenceId, snapshotAt, cut, Errors.unwrap(error));
 			}
 		});
 	}

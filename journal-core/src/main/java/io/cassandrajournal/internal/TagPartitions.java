@@ -40,10 +40,14 @@ public abstract class TagPartitions {
 
 	final JournalStatements.Statements statements;
 
+	/** Seconds a row lives ({@link CassandraJournalOptions#tagIndexTtl()}), 0: for ever. */
+	final int ttl;
+
 	TagPartitions(CqlSession session, CassandraJournalOptions options) {
 		this.session = session;
 		this.options = options;
 		this.statements = new JournalStatements.Statements(session, options);
+		this.ttl = (int) options.tagIndexTtl().getSeconds();
 	}
 
 	/**
@@ -143,7 +147,7 @@ public abstract class TagPartitions {
 			super(session, options);
 			String table = options.requireKeyspace() + "." + options.tagIndexTable();
 			this.insert = this.statements.write("INSERT INTO " + table
-					+ " (tag, timestamp, persistence_id, sequence_nr, payload, tags) VALUES (?, ?, ?, ?, ?, ?)");
+					+ " (tag, timestamp, persistence_id, sequence_nr, payload, tags) VALUES (?, ?, ?, ?, ?, ?) USING TTL ?");
 			this.page = this.statements.read("SELECT " + COLUMNS + " FROM " + table
 					+ " WHERE tag = ? AND (timestamp, persistence_id, sequence_nr) > (?, ?, ?) AND (timestamp) <= (?) LIMIT ?");
 		}
@@ -154,7 +158,7 @@ public abstract class TagPartitions {
 			for (TagRow row : rows) {
 				byTag.computeIfAbsent(row.tag(), (t) -> BatchStatement.builder(BatchType.UNLOGGED))
 					.addStatement(this.insert.bind(row.tag(), row.timestamp(), row.persistenceId(), row.sequenceNr(),
-							row.payload(), row.tags()));
+							row.payload(), row.tags(), this.ttl));
 			}
 			return executeBatches(byTag, writeTime);
 		}
@@ -164,7 +168,7 @@ public abstract class TagPartitions {
 			List<BoundStatement> inserts = new ArrayList<>(rows.size());
 			for (TagRow row : rows) {
 				inserts.add(this.insert.bind(row.tag(), row.timestamp(), row.persistenceId(), row.sequenceNr(),
-						row.payload(), row.tags()));
+						row.payload(), row.tags(), this.ttl));
 			}
 			return CompletableFuture.completedFuture(inserts);
 		}
@@ -206,17 +210,23 @@ public abstract class TagPartitions {
 
 		private final PreparedStatement page;
 
+		/** Seconds a bucket-list row lives: one bucket longer than the bucket's last row; 0: for ever. */
+		private final int bucketTtl;
+
 		/** Buckets this process has recorded: (tag, bucket) pairs. */
 		private final Set<Map.Entry<String, Long>> recorded = ConcurrentHashMap.newKeySet();
 
 		Bucketed(CqlSession session, CassandraJournalOptions options) {
 			super(session, options);
 			this.bucketing = options.tagBucketing();
+			this.bucketTtl = (this.ttl == 0) ? 0
+					: (int) Math.min(630_720_000L, this.ttl + this.bucketing.size().getSeconds());
 			String table = options.requireKeyspace() + "." + options.tagIndexDataTable();
 			String bucketsTable = options.requireKeyspace() + "." + options.tagBucketsTable();
 			this.insert = this.statements.write("INSERT INTO " + table
-					+ " (tag, bucket, timestamp, persistence_id, sequence_nr, payload, tags) VALUES (?, ?, ?, ?, ?, ?, ?)");
-			this.insertBucket = this.statements.write("INSERT INTO " + bucketsTable + " (tag, bucket) VALUES (?, ?)");
+					+ " (tag, bucket, timestamp, persistence_id, sequence_nr, payload, tags) VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?");
+			this.insertBucket = this.statements
+				.write("INSERT INTO " + bucketsTable + " (tag, bucket) VALUES (?, ?) USING TTL ?");
 			this.buckets = this.statements.read("SELECT bucket FROM " + bucketsTable
 					+ " WHERE tag = ? AND bucket >= ? AND bucket <= ? LIMIT " + BUCKETS_PER_READ);
 			this.page = this.statements.read("SELECT " + COLUMNS + " FROM " + table + " WHERE tag = ? AND bucket = ? "
@@ -230,12 +240,12 @@ public abstract class TagPartitions {
 				long bucket = this.bucketing.bucketOf(row.timestamp());
 				byPartition.computeIfAbsent(Map.entry(row.tag(), bucket), (k) -> BatchStatement.builder(BatchType.UNLOGGED))
 					.addStatement(this.insert.bind(row.tag(), bucket, row.timestamp(), row.persistenceId(),
-							row.sequenceNr(), row.payload(), row.tags()));
+							row.sequenceNr(), row.payload(), row.tags(), this.ttl));
 			}
 			List<CompletableFuture<?>> marks = new ArrayList<>();
 			for (Map.Entry<String, Long> partition : byPartition.keySet()) {
 				if (!this.recorded.contains(partition)) {
-					BoundStatement mark = this.insertBucket.bind(partition.getKey(), partition.getValue());
+					BoundStatement mark = this.insertBucket.bind(partition.getKey(), partition.getValue(), this.bucketTtl);
 					marks.add(this.session.executeAsync(mark).toCompletableFuture().thenRun(() -> remember(partition)));
 				}
 			}
@@ -254,13 +264,13 @@ public abstract class TagPartitions {
 				long bucket = this.bucketing.bucketOf(row.timestamp());
 				partitions.add(Map.entry(row.tag(), bucket));
 				inserts.add(this.insert.bind(row.tag(), bucket, row.timestamp(), row.persistenceId(), row.sequenceNr(),
-						row.payload(), row.tags()));
+						row.payload(), row.tags(), this.ttl));
 			}
 			List<CompletableFuture<?>> marks = new ArrayList<>();
 			for (Map.Entry<String, Long> partition : partitions) {
 				if (!this.recorded.contains(partition)) {
 					// Listed before any row of the bucket can exist, as in write().
-					BoundStatement mark = this.insertBucket.bind(partition.getKey(), partition.getValue());
+					BoundStatement mark = this.insertBucket.bind(partition.getKey(), partition.getValue(), this.bucketTtl);
 					marks.add(this.session.executeAsync(mark).toCompletableFuture().thenRun(() -> remember(partition)));
 				}
 			}

@@ -186,7 +186,8 @@ public final class CassandraJournalAutoConfiguration {
 				.withSerialConsistency(p.getSerialConsistency())
 				.withPersistenceIdBuckets(p.getPersistenceIdBuckets())
 				.withPageSize(p.getPageSize())
-				.withInFlightWait(p.getInFlightWait()));
+				.withInFlightWait(p.getInFlightWait())
+				.withTagIndexTtl(p.getTagIndexTtl()));
 			return h.get();
 		}
 

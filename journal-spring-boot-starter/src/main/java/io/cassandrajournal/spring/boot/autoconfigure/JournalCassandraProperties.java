@@ -96,6 +96,12 @@ public class JournalCassandraProperties {
 	private Duration inFlightWait = DEFAULTS.inFlightWait();
 
 	/**
+	 * How long a tag index row lives after it is written (per-row TTL; 0 keeps rows for ever). Tag queries and
+	 * projections then see only that period; events stay in the journal. Whole seconds, at most 20 years.
+	 */
+	private Duration tagIndexTtl = DEFAULTS.tagIndexTtl();
+
+	/**
 	 * Name of the events table.
 	 */
 	private String eventsTable = DEFAULTS.eventsTable();
@@ -261,6 +267,14 @@ public class JournalCassandraProperties {
 
 	public void setInFlightWait(Duration inFlightWait) {
 		this.inFlightWait = inFlightWait;
+	}
+
+	public Duration getTagIndexTtl() {
+		return this.tagIndexTtl;
+	}
+
+	public void setTagIndexTtl(Duration tagIndexTtl) {
+		this.tagIndexTtl = tagIndexTtl;
 	}
 
 	public Duration getStartupWait() {
