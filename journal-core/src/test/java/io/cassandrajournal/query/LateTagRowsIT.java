@@ -141,6 +141,7 @@ class LateTagRowsIT {
 		List<String> current = keys(
 				result(query.currentEventsByTag(TagFilter.tag(tag), TagOffset.START, 100, String.class)).events());
 		assertThat(current).as("a tag query after the feed met the late rows").containsExactly(id + "#1", id + "#3");
+		assertThat(feed.lateRowsSkipped()).isEqualTo(1);
 	}
 
 	/**
@@ -171,6 +172,7 @@ class LateTagRowsIT {
 
 		TagOffset offsetOf3 = new TagOffset(third.timestamp().toEpochMilli(), id, 3);
 		assertThat(pollPast(feed, offsetOf3, delivered)).containsExactlyInAnyOrder(id + "#1", id + "#2", id + "#3");
+		assertThat(feed.lateRowsSkipped()).isZero();
 	}
 
 }
