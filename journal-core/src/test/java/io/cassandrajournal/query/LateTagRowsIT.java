@@ -125,6 +125,9 @@ class LateTagRowsIT {
 		List<String> delivered = new ArrayList<>(keys(result(feed.poll())));
 
 		result(b.append(id, 0, deposit(1, tag)));
+		// Writer A cannot settle its own append (as if it had died): its seal fails, so only the feed can keep the
+		// late tag rows out.
+		slow.failMatching(FaultInjectingSession.cqlContains(" USING TIMESTAMP "));
 		slow.delayBatches(Duration.ofSeconds(4));
 		CompletionStage<AppendResult> late = a.append(id, 1, deposit(2, tag));
 		await().alias("A's claim of 2").atMost(Duration.ofSeconds(10)).until(() -> result(b.highestSequenceNr(id)) == 2);
@@ -173,6 +176,66 @@ class LateTagRowsIT {
 		TagOffset offsetOf3 = new TagOffset(third.timestamp().toEpochMilli(), id, 3);
 		assertThat(pollPast(feed, offsetOf3, delivered)).containsExactlyInAnyOrder(id + "#1", id + "#2", id + "#3");
 		assertThat(feed.lateRowsSkipped()).isZero();
+	}
+
+
+	/**
+	 * The writer's side (part 3): writer A, alive, whose append ended uncertain and whose events are absent
+	 * in-flight-wait after its claim (a replay sealed its number), seals it and deletes its tag rows, so the batch
+	 * landing later shows in no tag query, with no feed running.
+	 */
+	@Test
+	void aWriterSettlesItsUncertainAppendSoThatItsLateTagRowsNeverShow() {
+		CassandraJournalOptions options = options(TagBucketing.NONE);
+		FaultInjectingSession slow = new FaultInjectingSession(session());
+		CassandraJournal a = CassandraJournal.create(slow.session(), options, new JacksonEventSerializer());
+		CassandraJournal b = CassandraJournal.create(session(), options, new JacksonEventSerializer());
+		CassandraReadJournal query = CassandraReadJournal.create(b, session(), options, new JacksonEventSerializer());
+		String tag = "late-tag-" + UUID.randomUUID();
+		String id = "account-" + UUID.randomUUID();
+		result(b.append(id, 0, deposit(1, tag)));
+		slow.delayBatches(Duration.ofSeconds(4));
+		CompletionStage<AppendResult> late = a.append(id, 1, deposit(2, tag));
+		await().alias("A's claim of 2").atMost(Duration.ofSeconds(10)).until(() -> result(b.highestSequenceNr(id)) == 2);
+		result(b.append(id, 2, deposit(3, tag)));
+		assertThat(replayed(b, id)).as("2 stepped over and sealed").containsExactly(1L, 3L);
+		assertThat(outcome(late)).isInstanceOf(JournalWriteUncertainException.class);
+
+		// A's batch has landed (its outcome came after it). A settles 2 once in-flight-wait has passed since its
+		// claim: bounded by the wait, A's retries and a loaded machine, 20 s.
+		await().alias("tag query without A's late row")
+			.atMost(Duration.ofSeconds(20))
+			.pollInterval(Duration.ofMillis(200))
+			.until(() -> keys(result(query.currentEventsByTag(TagFilter.tag(tag), TagOffset.START, 100, String.class))
+				.events()), (current) -> current.equals(List.of(id + "#1", id + "#3")));
+		assertThat(replayed(b, id)).containsExactly(1L, 3L);
+	}
+
+	/**
+	 * The writer's settle never removes an append that is there: A's batch held past the wait but nobody sealed its
+	 * number, so its event is in the journal when A looks; A's event and tag row stay.
+	 */
+	@Test
+	void aWriterLeavesItsUncertainAppendAloneWhenItsEventsAreThere() {
+		CassandraJournalOptions options = options(TagBucketing.NONE);
+		FaultInjectingSession faults = new FaultInjectingSession(session());
+		CassandraJournal a = CassandraJournal.create(faults.session(), options, new JacksonEventSerializer());
+		CassandraJournal b = CassandraJournal.create(session(), options, new JacksonEventSerializer());
+		CassandraReadJournal query = CassandraReadJournal.create(b, session(), options, new JacksonEventSerializer());
+		String tag = "late-tag-" + UUID.randomUUID();
+		String id = "account-" + UUID.randomUUID();
+		result(b.append(id, 0, deposit(1, tag)));
+		// The logged batch applies, then its answer is a timeout: uncertain, well within the wait.
+		faults.applyThenTimeOut((s) -> s instanceof com.datastax.oss.driver.api.core.cql.BatchStatement, 100);
+		assertThat(outcome(a.append(id, 1, deposit(2, tag)))).isInstanceOf(JournalWriteUncertainException.class);
+		faults.heal();
+		// Past the wait and A's look (1 s + margin): nothing changed. Awaitility holds the condition for 3 s.
+		await().alias("A's event and tag row stay")
+			.during(Duration.ofSeconds(3))
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> replayed(b, id).equals(List.of(1L, 2L)) && keys(
+					result(query.currentEventsByTag(TagFilter.tag(tag), TagOffset.START, 100, String.class)).events())
+				.equals(List.of(id + "#1", id + "#2")));
 	}
 
 }
