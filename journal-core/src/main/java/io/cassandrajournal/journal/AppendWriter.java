@@ -79,7 +79,7 @@ final class AppendWriter {
 		this.options = options;
 		this.statements = statements;
 		this.tagIndex = options.useTagIndex() ? TagPartitions.create(session, options) : null;
-		this.uncertainAppends = UncertainAppends.needed(options) ? new UncertainAppends(session, options, statements)
+		this.uncertainAppends = UncertainAppends.needed(session, options) ? new UncertainAppends(session, options, statements)
 				: null;
 	}
 

@@ -16,6 +16,7 @@ import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.internal.AsyncPaging;
 import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.internal.JournalStatements;
+import io.cassandrajournal.internal.SealConditions;
 
 /**
  * Where this fits: the writer's side of finding 13, part 3 (docs/reliability.md). An append with the tag index on
@@ -66,11 +67,13 @@ final class UncertainAppends {
 
 	/**
 	 * @param options the journal's options
-	 * @return whether appends can leave tag rows that a seal does not shadow: the tag index on, claims with
-	 * lightweight transactions (without them nothing keeps another writer off the numbers), an in-flight wait
+	 * @param session the session
+	 * @return whether appends can leave tag rows that a seal does not shadow and the writer may seal: the tag index
+	 * on, claims with lightweight transactions (without them nothing keeps another writer off the numbers), and a seal
+	 * that holds ({@link SealConditions})
 	 */
-	static boolean needed(CassandraJournalOptions options) {
-		return options.useTagIndex() && options.lightweightTransactions() && !options.inFlightWait().isZero();
+	static boolean needed(CqlSession session, CassandraJournalOptions options) {
+		return options.useTagIndex() && options.lightweightTransactions() && SealConditions.hold(session, options);
 	}
 
 	/**

@@ -59,7 +59,8 @@ public final class CassandraReadJournal implements ReadJournal {
 		this.serializer = serializer;
 		this.clock = options.clock();
 		this.tagReader = options.useTagIndex() ? new TagIndexReader(session, options) : null;
-		this.lateTagRows = (options.useTagIndex() && !options.inFlightWait().isZero())
+		// Only where a seal holds: the check makes a late row's number final by sealing it.
+		this.lateTagRows = (options.useTagIndex() && io.cassandrajournal.internal.SealConditions.hold(session, options))
 				? new LateTagRows(session, options) : null;
 		this.scanReader = new JournalScanReader(session, options);
 	}
