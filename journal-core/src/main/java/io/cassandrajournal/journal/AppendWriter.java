@@ -72,6 +72,9 @@ final class AppendWriter {
 	/** Heads this process wrote without LWT: saves the head read when the expectation matches. */
 	private final Map<String, Long> knownHeads = new ConcurrentHashMap<>();
 
+	/** Settles uncertain appends whose rows may land after a seal (finding 13, part 3); null when none can. */
+	private final @Nullable UncertainAppends uncertainAppends;
+
 	public AppendWriter(CqlSession session, CassandraJournalOptions options, JournalStatements statements) {
 		this.session = session;
 		this.options = options;
@@ -84,6 +87,8 @@ final class AppendWriter {
 					+ "every such failure is reported as JournalWriteUncertainException and leaves a gap; keep "
 					+ "in-flight-wait well above request-timeout", options.inFlightWait(), options.requestTimeout());
 		}
+		this.uncertainAppends = UncertainAppends.needed(session, options) ? new UncertainAppends(session, options, statements)
+				: null;
 	}
 
 	public CompletionStage<AppendResult> append(String persistenceId, long expected, List<EventToAppend> events,
@@ -97,6 +102,15 @@ final class AppendWriter {
 		long last = expected + events.size();
 		AppendResult result = new AppendResult(persistenceId, expected + 1, last, Instant.ofEpochMilli(timestamp),
 				allTags(events));
+		CompletionStage<AppendResult> appended = stamped(persistenceId, expected, events, payloads, started, writeTime,
+				timestamp, last, result);
+		UncertainAppends uncertain = this.uncertainAppends;
+		return (uncertain == null) ? appended : uncertain.watch(appended, events, timestamp, started);
+	}
+
+	/** The append once its deadline's start, write time and time stamp are taken. */
+	private CompletionStage<AppendResult> stamped(String persistenceId, long expected, List<EventToAppend> events,
+			List<String> payloads, long started, long writeTime, long timestamp, long last, AppendResult result) {
 		if (!this.options.lightweightTransactions()) {
 			return appendWithoutClaim(persistenceId, expected, events, payloads, timestamp, writeTime, result, started);
 		}

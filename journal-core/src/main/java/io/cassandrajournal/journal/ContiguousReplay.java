@@ -9,7 +9,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 
-import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
@@ -22,6 +21,7 @@ import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.internal.AsyncPaging;
 import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.RowValues;
+import io.cassandrajournal.internal.SealConditions;
 import io.cassandrajournal.internal.WarnOnce;
 import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
 
@@ -89,7 +89,7 @@ final class ContiguousReplay {
 		this.session = session;
 		this.options = options;
 		this.reader = reader;
-		String unsafe = options.inFlightWait().isZero() ? null : sealUnsafe(session, options);
+		String unsafe = options.inFlightWait().isZero() ? null : SealConditions.unsafe(session, options);
 		if (unsafe != null) {
 			logger.warn("Crash gaps are stepped over after the in-flight wait of {} but not sealed: {}. A logged batch "
 					+ "that lands later (from the batch log) can still appear behind a reader that stepped over it "
@@ -99,39 +99,6 @@ final class ContiguousReplay {
 				: new JournalStatements.Statements(session, options).write("DELETE FROM " + options.requireKeyspace()
 						+ "." + options.eventsTable() + " USING TIMESTAMP ? WHERE persistence_id = ? AND partition_nr = ? "
 						+ "AND sequence_nr >= ? AND sequence_nr <= ?");
-	}
-
-	/**
-	 * The seal's two assumptions (docs/reliability.md, finding 15, items 2 and 9): a read after the writer's deadline
-	 * sees every acknowledged write (reads and writes at overlapping consistency levels), and an append's rows carry
-	 * the client-side write time taken before its claim (so a seal with a later write time shadows them wherever they
-	 * land).
-	 * @return why sealing would be unsafe with this session and these options, naming the setting; null when both
-	 * hold
-	 */
-	static @Nullable String sealUnsafe(CqlSession session, CassandraJournalOptions options) {
-		if (!overlapping(options.consistency())) {
-			return "the consistency level " + options.consistency() + " (journal.cassandra.consistency / "
-					+ "CassandraJournalOptions.withConsistency) does not make a read see every acknowledged write; "
-					+ "use QUORUM, LOCAL_QUORUM, EACH_QUORUM or ALL";
-		}
-		if (session.getContext().getTimestampGenerator().next() == Statement.NO_DEFAULT_TIMESTAMP) {
-			return "the driver's time stamp generator (advanced.timestamp-generator) leaves write time stamps to the "
-					+ "server, so a seal cannot shadow a batch that reaches a coordinator after it; use a client-side "
-					+ "generator (the driver's default, AtomicTimestampGenerator)";
-		}
-		return null;
-	}
-
-	/**
-	 * @param level the journal's consistency level, used for every read and write
-	 * @return whether a read at it sees every write acknowledged at it, for any replication factor (in one data
-	 * centre for {@code LOCAL_QUORUM})
-	 */
-	static boolean overlapping(ConsistencyLevel level) {
-		String name = level.name();
-		return name.equals("QUORUM") || name.equals("LOCAL_QUORUM") || name.equals("EACH_QUORUM")
-				|| name.equals("ALL");
 	}
 
 	/**

@@ -27,6 +27,9 @@ public class JournalWriteUncertainException extends JournalUnavailableException 
 
 	private final long lastSequenceNr;
 
+	/** Whether rows of the range may exist while its claim holds (not after a claim of uncertain fate). */
+	private final boolean rowsMayExist;
+
 	/**
 	 * @param persistenceId the entity appended to
 	 * @param firstSequenceNr the first sequence number of the claimed range
@@ -42,14 +45,16 @@ public class JournalWriteUncertainException extends JournalUnavailableException 
 		this.persistenceId = persistenceId;
 		this.firstSequenceNr = firstSequenceNr;
 		this.lastSequenceNr = lastSequenceNr;
+		this.rowsMayExist = true;
 	}
 
 	private JournalWriteUncertainException(String message, String persistenceId, long firstSequenceNr,
-			long lastSequenceNr, Throwable cause) {
+			long lastSequenceNr, Throwable cause, boolean rowsMayExist) {
 		super(message, cause);
 		this.persistenceId = persistenceId;
 		this.firstSequenceNr = firstSequenceNr;
 		this.lastSequenceNr = lastSequenceNr;
+		this.rowsMayExist = rowsMayExist;
 	}
 
 	/**
@@ -68,7 +73,7 @@ public class JournalWriteUncertainException extends JournalUnavailableException 
 				+ "head to resolve it failed too: nothing of this append was written, but the claim may hold. Reload "
 				+ "before deciding again (a retry with the same expected sequence number fails with a conflict if the "
 				+ "claim held; its numbers are then a gap, as after a crash).", persistenceId, firstSequenceNr,
-				lastSequenceNr, cause);
+				lastSequenceNr, cause, false);
 	}
 
 	/**
@@ -88,7 +93,7 @@ public class JournalWriteUncertainException extends JournalUnavailableException 
 				+ ") and their claim could not be released: nothing of this append was written, but the claim may "
 				+ "hold. Reload before deciding again (a retry with the same expected sequence number fails with a "
 				+ "conflict if the claim held; its numbers are then a gap, as after a crash).", persistenceId,
-				firstSequenceNr, lastSequenceNr, cause);
+				firstSequenceNr, lastSequenceNr, cause, false);
 	}
 
 	/**
@@ -109,7 +114,7 @@ public class JournalWriteUncertainException extends JournalUnavailableException 
 				+ lastSequenceNr + " on '" + persistenceId + "' timed out (" + cause.getMessage() + ") and another "
 				+ "writer has since moved the head to " + head + ": nothing of this append was written, but the claim "
 				+ "may hold (then its numbers are a gap, as after a crash). Reload before deciding again.", persistenceId,
-				firstSequenceNr, lastSequenceNr, cause);
+				firstSequenceNr, lastSequenceNr, cause, false);
 	}
 
 	/**
@@ -130,7 +135,7 @@ public class JournalWriteUncertainException extends JournalUnavailableException 
 				+ "may not be visible. Reload before deciding again.";
 		return new JournalWriteUncertainException(message, persistenceId, firstSequenceNr, lastSequenceNr,
 				new java.util.concurrent.TimeoutException("the rows' write completed later than the in-flight wait of "
-						+ inFlightWait + " after the claim"));
+						+ inFlightWait + " after the claim"), true);
 	}
 
 	/** @return the entity appended to */
@@ -146,6 +151,15 @@ public class JournalWriteUncertainException extends JournalUnavailableException 
 	/** @return the last sequence number of the claimed range (the head the journal now holds or passed) */
 	public long lastSequenceNr() {
 		return this.lastSequenceNr;
+	}
+
+	/**
+	 * @return whether rows of the range may have been written while the claim holds (a write that may have applied,
+	 * or one that completed after the writer's deadline); false when nothing was written or the claim's fate is
+	 * unknown (for {@link UncertainAppends})
+	 */
+	boolean rowsMayExist() {
+		return this.rowsMayExist;
 	}
 
 }

@@ -45,6 +45,9 @@ public final class CassandraReadJournal implements ReadJournal {
 
 	private final @Nullable TagIndexReader tagReader;
 
+	/** The live feeds' check of late tag rows: with the tag index and an in-flight wait only. */
+	private final @Nullable LateTagRows lateTagRows;
+
 	private final JournalScanReader scanReader;
 
 	private final java.time.Clock clock;
@@ -56,6 +59,9 @@ public final class CassandraReadJournal implements ReadJournal {
 		this.serializer = serializer;
 		this.clock = options.clock();
 		this.tagReader = options.useTagIndex() ? new TagIndexReader(session, options) : null;
+		// Only where a seal holds: the check makes a late row's number final by sealing it.
+		this.lateTagRows = (options.useTagIndex() && io.cassandrajournal.internal.SealConditions.hold(session, options))
+				? new LateTagRows(session, options) : null;
 		this.scanReader = new JournalScanReader(session, options);
 	}
 
@@ -185,7 +191,11 @@ public final class CassandraReadJournal implements ReadJournal {
 					(this.tagReader == null) ? "the tag index is off: journal.cassandra.use-tag-index=false"
 							: "the filter names no tag every match carries");
 		}
-		return new LiveTagFeed(checkTagQuery(filter), filter, start, settings, this.clock);
+		TagEventReader reader = checkTagQuery(filter);
+		// A scan reads the events table itself: a sealed event is not in it. Index rows are checked when read late.
+		LateTagRows lateRows = (reader == this.tagReader) ? this.lateTagRows : null;
+		return new LiveTagFeed(reader, filter, start, settings, this.clock, this.options.inFlightWait(),
+				(lateRows != null) ? lateRows::absent : null);
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.cassandrajournal.query;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -8,6 +9,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+
+import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.journal.PersistentEvent;
 
@@ -18,6 +21,14 @@ import io.cassandrajournal.journal.PersistentEvent;
  * <p>
  * Not thread-safe: one poller at a time, and {@link #poll()} must not be called before the previous stage
  * completed.
+ * <p>
+ * <b>Late rows of sealed events.</b> Over the tag index, a row that this feed reads for the first time at least the
+ * journal's {@code in-flight-wait} after its time stamp (its claim's) is checked against the events table before it
+ * is delivered: the late tag rows of an uncertain append whose numbers a replay sealed (docs/reliability.md, finding
+ * 13) are skipped, sealed again and deleted from the index (see {@link #lateRowsSkipped()}). Checked are the rows the
+ * sweep delivers, and the head's rows aged between {@code in-flight-wait} and {@code in-flight-wait} plus both
+ * windows (a feed started near real time); not the head's older rows while it catches up on history, which would
+ * cost one read per event.
  */
 public final class LiveTagFeed {
 
@@ -38,13 +49,41 @@ public final class LiveTagFeed {
 	/** Delivered events not yet passed by the sweep, for de-duplication. */
 	private final TreeMap<TagOffset, Boolean> delivered = new TreeMap<>();
 
+	/** Checks late rows against the events table; null when rows need no check (a scan, or no in-flight wait). */
+	private final @Nullable LateRowCheck lateRows;
+
+	private final long inFlightWaitMillis;
+
+	private long lateRowsSkipped;
+
+	/**
+	 * The check of rows first read late (see the class comment): implemented by {@link LateTagRows}.
+	 */
+	@FunctionalInterface
+	interface LateRowCheck {
+
+		/**
+		 * @param rows rows first read at least {@code in-flight-wait} after their time stamps
+		 * @return the offsets of those whose events are absent and now final: not to deliver
+		 */
+		java.util.concurrent.CompletionStage<Set<TagOffset>> absent(List<TaggedEvent<String>> rows);
+
+	}
+
 	LiveTagFeed(TagEventReader reader, TagFilter filter, TagOffset start, FeedSettings settings, Clock clock) {
+		this(reader, filter, start, settings, clock, Duration.ZERO, null);
+	}
+
+	LiveTagFeed(TagEventReader reader, TagFilter filter, TagOffset start, FeedSettings settings, Clock clock,
+			Duration inFlightWait, @Nullable LateRowCheck lateRows) {
 		this.reader = reader;
 		this.filter = filter;
 		this.settings = settings;
 		this.clock = clock;
 		this.head = start;
 		this.sweep = start;
+		this.inFlightWaitMillis = inFlightWait.toMillis();
+		this.lateRows = (this.inFlightWaitMillis > 0) ? lateRows : null;
 	}
 
 	/** @return the filter */
@@ -93,7 +132,7 @@ public final class LiveTagFeed {
 				step.caughtUp = page.caughtUp();
 				if (backtrack == 0) {
 					step.sweep = step.head;
-					return commit(step);
+					return finish(step, now);
 				}
 				// Events stamped before now - backtrack were visible when this read ran, so what this read
 				// covered up to there needs no sweep. The sweep may skip ahead only if it had already reached
@@ -105,13 +144,14 @@ public final class LiveTagFeed {
 					if (floor.compareTo(step.sweep) > 0) {
 						step.sweep = floor;
 					}
-					return commit(step);
+					return finish(step, now);
 				}
 				if (step.sweep.compareTo(floor) >= 0) {
-					return commit(step);
+					return finish(step, now);
 				}
 				return this.reader.read(this.filter, step.sweepBefore, now - backtrack, this.settings.pageSize())
 					.thenCompose((late) -> {
+						step.sweptFrom = step.out.size();
 						collect(late.events(), step);
 						if (late.resumeAfter().compareTo(step.sweep) > 0) {
 							step.sweep = late.resumeAfter();
@@ -119,7 +159,7 @@ public final class LiveTagFeed {
 						if (late.caughtUp() && floor.compareTo(step.sweep) > 0) {
 							step.sweep = floor;
 						}
-						return commit(step);
+						return finish(step, now);
 					});
 			});
 	}
@@ -138,6 +178,12 @@ public final class LiveTagFeed {
 		boolean caughtUp;
 
 		final List<TaggedEvent<String>> out = new ArrayList<>();
+
+		/** Where the sweep's rows start in {@link #out} (the head's rows come first). */
+		int sweptFrom = Integer.MAX_VALUE;
+
+		/** Rows of sealed events found by the late-row check: remembered as delivered, not delivered. */
+		final Set<TagOffset> skipped = new HashSet<>();
 
 		final Set<TagOffset> outOffsets = new HashSet<>();
 
@@ -163,20 +209,62 @@ public final class LiveTagFeed {
 		}
 	}
 
+	/**
+	 * Checks the poll's rows that were first read late (see the class comment), drops those of sealed events, then
+	 * commits. A failed check fails the poll like a failed read.
+	 * @param now when the poll's reads started
+	 */
+	private CompletionStage<List<TaggedEvent<String>>> finish(Step step, long now) {
+		LateRowCheck check = this.lateRows;
+		if (check == null || step.out.isEmpty()) {
+			return commit(step);
+		}
+		long wait = this.inFlightWaitMillis;
+		long headHorizon = wait + this.settings.consistencyWindow().toMillis() + this.settings.backtrackWindow().toMillis();
+		List<TaggedEvent<String>> late = new ArrayList<>();
+		for (int i = 0; i < step.out.size(); i++) {
+			TaggedEvent<String> event = step.out.get(i);
+			long age = now - event.offset().timestamp();
+			if (age >= wait && (i >= step.sweptFrom || age <= headHorizon)) {
+				late.add(event);
+			}
+		}
+		if (late.isEmpty()) {
+			return commit(step);
+		}
+		return check.absent(late).thenCompose((absent) -> {
+			if (!absent.isEmpty()) {
+				step.out.removeIf((event) -> absent.contains(event.offset()));
+				step.skipped.addAll(absent);
+			}
+			return commit(step);
+		});
+	}
+
 	private CompletionStage<List<TaggedEvent<String>>> commit(Step step) {
 		synchronized (this) {
 			this.head = step.head;
 			this.sweep = step.sweep;
 			this.caughtUp = step.caughtUp;
+			this.lateRowsSkipped += step.skipped.size();
 			if (this.settings.backtrackWindow().isZero()) {
 				this.delivered.clear();
 			}
 			else {
 				step.out.forEach((event) -> this.delivered.put(event.offset(), Boolean.TRUE));
+				step.skipped.forEach((offset) -> this.delivered.put(offset, Boolean.TRUE));
 				this.delivered.headMap(this.sweep, true).clear();
 			}
 		}
 		return CompletableFuture.completedFuture(step.out);
+	}
+
+	/**
+	 * @return how many tag rows this feed skipped because they were read late and their events are not in the
+	 * journal (the tag rows of an uncertain append whose numbers were sealed; each also logged once at WARN)
+	 */
+	public synchronized long lateRowsSkipped() {
+		return this.lateRowsSkipped;
 	}
 
 	/**

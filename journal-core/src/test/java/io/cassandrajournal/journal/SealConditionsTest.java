@@ -6,6 +6,8 @@ import java.util.Set;
 import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
 import org.junit.jupiter.api.Test;
 
+import io.cassandrajournal.internal.SealConditions;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Which consistency levels let a reader seal crash gaps (docs/reliability.md, finding 15, item 2). */
@@ -15,7 +17,7 @@ class SealConditionsTest {
 	void onlyQuorumClassLevelsOverlap() {
 		Set<DefaultConsistencyLevel> overlapping = EnumSet.noneOf(DefaultConsistencyLevel.class);
 		for (DefaultConsistencyLevel level : DefaultConsistencyLevel.values()) {
-			if (!level.isSerial() && ContiguousReplay.overlapping(level)) {
+			if (!level.isSerial() && SealConditions.overlapping(level)) {
 				overlapping.add(level);
 			}
 		}

@@ -153,4 +153,68 @@ class LiveTagFeedTest {
 		assertThat(feed.safeOffset()).isEqualTo(feed.headOffset());
 	}
 
+
+	/**
+	 * Which rows the feed checks against the events table before delivering them (finding 13, part 3): the sweep's
+	 * rows read at least in-flight-wait (3 s here) after their time stamps, and the head's rows aged between the wait
+	 * and the wait plus both windows; not the head's fresh rows, nor its rows of old history while it catches up.
+	 * A checked row found absent is not delivered and not checked again.
+	 */
+	@Test
+	void rowsReadLaterThanTheInFlightWaitAreCheckedAndThoseOfSealedEventsAreSkipped() {
+		SettableClock clock = new SettableClock(Instant.ofEpochMilli(100_000));
+		ScriptedIndex index = new ScriptedIndex();
+		index.add(10_000, "history", 1, true); // 90 s old: the head catches up on it unchecked
+		index.add(95_000, "recent", 1, true); // 5 s old: within 3 s + 10 s, checked
+		index.add(99_500, "fresh", 1, true); // 0.5 s old: not checked
+		index.add(98_000, "sealed", 1, false); // lands after its number was sealed
+		index.add(98_500, "present", 1, false); // lands late; its event is in the journal
+		List<String> checked = new ArrayList<>();
+		Set<String> absentEvents = Set.of("sealed#1", "history#1", "recent#1", "fresh#1");
+		LiveTagFeed feed = new LiveTagFeed(index, TagFilter.tag("t"), TagOffset.START,
+				FeedSettings.DEFAULTS.withBacktrackWindow(Duration.ofSeconds(10)).withPageSize(10), clock,
+				Duration.ofSeconds(3), (rows) -> {
+					Set<TagOffset> absent = new java.util.HashSet<>();
+					for (TaggedEvent<String> row : rows) {
+						String key = row.event().persistenceId() + "#" + row.event().sequenceNr();
+						checked.add(key);
+						if (absentEvents.contains(key) && key.startsWith("sealed")) {
+							absent.add(row.offset());
+						}
+					}
+					return CompletableFuture.completedFuture(absent);
+				});
+
+		assertThat(poll(feed)).containsExactly("history#1", "recent#1", "fresh#1");
+		assertThat(checked).containsExactly("recent#1");
+
+		index.show(98_000, "sealed", 1);
+		index.show(98_500, "present", 1);
+		List<String> delivered = new ArrayList<>();
+		for (long now = 101_000; now <= 120_000; now += 1_000) {
+			clock.set(Instant.ofEpochMilli(now));
+			delivered.addAll(poll(feed));
+		}
+		assertThat(delivered).containsExactly("present#1");
+		assertThat(checked).containsExactly("recent#1", "sealed#1", "present#1");
+		assertThat(feed.lateRowsSkipped()).isEqualTo(1);
+	}
+
+	@Test
+	void aFailedCheckFailsThePollAndTheNextPollChecksAgain() {
+		SettableClock clock = new SettableClock(Instant.ofEpochMilli(100_000));
+		ScriptedIndex index = new ScriptedIndex();
+		index.add(96_000, "a", 1, true);
+		int[] calls = { 0 };
+		LiveTagFeed feed = new LiveTagFeed(index, TagFilter.tag("t"), TagOffset.START,
+				FeedSettings.DEFAULTS.withPageSize(10), clock, Duration.ofSeconds(3), (rows) -> (calls[0]++ == 0)
+						? CompletableFuture.failedFuture(new IllegalStateException("injected seal failure"))
+						: CompletableFuture.completedFuture(Set.of()));
+		TagOffset before = feed.headOffset();
+		assertThatThrownBy(() -> poll(feed)).hasMessageContaining("injected seal failure");
+		assertThat(feed.headOffset()).isEqualTo(before);
+		assertThat(poll(feed)).containsExactly("a#1");
+		assertThat(calls[0]).isEqualTo(2);
+	}
+
 }

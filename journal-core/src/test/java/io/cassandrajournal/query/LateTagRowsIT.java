@@ -1,0 +1,241 @@
+package io.cassandrajournal.query;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.TagBucketing;
+import io.cassandrajournal.journal.AppendResult;
+import io.cassandrajournal.journal.CassandraJournal;
+import io.cassandrajournal.journal.EventToAppend;
+import io.cassandrajournal.journal.Journal;
+import io.cassandrajournal.journal.JournalWriteUncertainException;
+import io.cassandrajournal.serialization.JacksonEventSerializer;
+import io.cassandrajournal.testing.AccountEvent;
+import io.cassandrajournal.testing.AccountEvent.Deposited;
+import io.cassandrajournal.testing.FaultInjectingSession;
+import io.cassandrajournal.testsupport.CassandraTest;
+import io.cassandrajournal.testsupport.TestKeyspace;
+
+import static io.cassandrajournal.testing.Await.result;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Finding 13's part 3 on a real node (docs/reliability.md): an uncertain append whose logged batch lands later than
+ * {@code in-flight-wait} after its claim, after a replay sealed its number. Its events row is shadowed by the seal,
+ * but its tag rows are not: a live tag feed whose sweep meets them must not deliver them, and once the feed has met
+ * them a tag query must not return them either. A late tag row whose event is in the journal is delivered as before.
+ */
+@CassandraTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class LateTagRowsIT {
+
+	private TestKeyspace keyspace;
+
+	@BeforeAll
+	void keyspace(TestKeyspace keyspace) {
+		this.keyspace = keyspace;
+	}
+
+	private CqlSession session() {
+		return this.keyspace.session();
+	}
+
+	private CassandraJournalOptions options(TagBucketing bucketing) {
+		// A 1 s in-flight wait: a batch held 4 s lands well after it, and well inside a 7 s backtrack window.
+		return CassandraJournalOptions.create()
+			.withKeyspace(this.keyspace.name())
+			.withUseTagIndex(true)
+			.withTagBucketing(bucketing)
+			.withInFlightWait(Duration.ofSeconds(1));
+	}
+
+	private static List<EventToAppend> deposit(int amount, String tag) {
+		return List.of(EventToAppend.of(new Deposited(amount), tag));
+	}
+
+	private static List<String> keys(List<TaggedEvent<String>> events) {
+		return events.stream().map((e) -> e.event().persistenceId() + "#" + e.event().sequenceNr()).toList();
+	}
+
+	private static List<Long> replayed(Journal journal, String id) {
+		List<Long> seen = new ArrayList<>();
+		result(journal.replayContiguous(id, 1, Long.MAX_VALUE, AccountEvent.class, (e) -> seen.add(e.sequenceNr())),
+				Duration.ofSeconds(10));
+		return seen;
+	}
+
+	private static Throwable outcome(CompletionStage<AppendResult> append) {
+		CompletableFuture<Throwable> failure = append
+			.handle((ok, error) -> (error != null && error.getCause() != null) ? error.getCause() : error)
+			.toCompletableFuture();
+		return result(failure, Duration.ofSeconds(20));
+	}
+
+	/**
+	 * Polls the feed until its sweep has passed {@code until} (bounded: the sweep trails real time by the backtrack
+	 * window, 7 s here; 30 s is ample on a loaded machine) and returns everything it delivered.
+	 */
+	private static List<String> pollPast(LiveTagFeed feed, TagOffset until, List<String> delivered) {
+		await().alias("the feed's sweep passes " + until)
+			.atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(200))
+			.until(() -> {
+				delivered.addAll(keys(result(feed.poll())));
+				return feed.safeOffset().compareTo(until) >= 0;
+			});
+		return delivered;
+	}
+
+	/**
+	 * The regression test: 1 is appended; writer A claims 2 and its batch is held for 4 s (the in-flight wait is
+	 * 1 s); writer B appends 3; a replay steps over 2 and seals it; then A's batch lands. Its events row stays
+	 * shadowed (the replay shows [1, 3]), and a feed that has been polling throughout must deliver only 1 and 3.
+	 */
+	@Test
+	void aTagFeedDoesNotDeliverTheTagRowsOfASealedEvent() {
+		sealedEventIsNotDelivered(TagBucketing.NONE);
+	}
+
+	@Test
+	void aTagFeedDoesNotDeliverTheTagRowsOfASealedEventInTheBucketedLayout() {
+		sealedEventIsNotDelivered(TagBucketing.MINUTE);
+	}
+
+	private void sealedEventIsNotDelivered(TagBucketing bucketing) {
+		CassandraJournalOptions options = options(bucketing);
+		FaultInjectingSession slow = new FaultInjectingSession(session());
+		CassandraJournal a = CassandraJournal.create(slow.session(), options, new JacksonEventSerializer());
+		CassandraJournal b = CassandraJournal.create(session(), options, new JacksonEventSerializer());
+		CassandraReadJournal query = CassandraReadJournal.create(b, session(), options, new JacksonEventSerializer());
+		String tag = "late-tag-" + UUID.randomUUID();
+		String id = "account-" + UUID.randomUUID();
+		LiveTagFeed feed = query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START,
+				FeedSettings.DEFAULTS.withBacktrackWindow(Duration.ofSeconds(7)));
+		List<String> delivered = new ArrayList<>(keys(result(feed.poll())));
+
+		result(b.append(id, 0, deposit(1, tag)));
+		// Writer A cannot settle its own append (as if it had died): its seal fails, so only the feed can keep the
+		// late tag rows out.
+		slow.failMatching(FaultInjectingSession.cqlContains(" USING TIMESTAMP "));
+		slow.delayBatches(Duration.ofSeconds(4));
+		CompletionStage<AppendResult> late = a.append(id, 1, deposit(2, tag));
+		await().alias("A's claim of 2").atMost(Duration.ofSeconds(10)).until(() -> result(b.highestSequenceNr(id)) == 2);
+		AppendResult third = result(b.append(id, 2, deposit(3, tag)));
+		delivered.addAll(keys(result(feed.poll())));
+		assertThat(replayed(b, id)).as("2 stepped over and sealed").containsExactly(1L, 3L);
+		assertThat(outcome(late)).as("A's batch landed after the in-flight wait")
+			.isInstanceOf(JournalWriteUncertainException.class);
+		assertThat(replayed(b, id)).as("the seal shadows A's events row").containsExactly(1L, 3L);
+
+		TagOffset offsetOf3 = new TagOffset(third.timestamp().toEpochMilli(), id, 3);
+		assertThat(pollPast(feed, offsetOf3, delivered)).as("the feed delivers what the journal holds")
+			.containsExactly(id + "#1", id + "#3");
+		List<String> current = keys(
+				result(query.currentEventsByTag(TagFilter.tag(tag), TagOffset.START, 100, String.class)).events());
+		assertThat(current).as("a tag query after the feed met the late rows").containsExactly(id + "#1", id + "#3");
+		assertThat(feed.lateRowsSkipped()).isEqualTo(1);
+	}
+
+	/**
+	 * The other side: a tag row first read later than the in-flight wait whose event is in the journal (the batch
+	 * landed late, but no reader sealed its number) is delivered. Passes on the code before the fix too: it guards
+	 * the check against dropping events.
+	 */
+	@Test
+	void aLateTagRowWhoseEventIsInTheJournalIsDelivered() {
+		CassandraJournalOptions options = options(TagBucketing.NONE);
+		FaultInjectingSession slow = new FaultInjectingSession(session());
+		CassandraJournal a = CassandraJournal.create(slow.session(), options, new JacksonEventSerializer());
+		CassandraJournal b = CassandraJournal.create(session(), options, new JacksonEventSerializer());
+		CassandraReadJournal query = CassandraReadJournal.create(b, session(), options, new JacksonEventSerializer());
+		String tag = "late-tag-" + UUID.randomUUID();
+		String id = "account-" + UUID.randomUUID();
+		LiveTagFeed feed = query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START,
+				FeedSettings.DEFAULTS.withBacktrackWindow(Duration.ofSeconds(7)));
+		List<String> delivered = new ArrayList<>(keys(result(feed.poll())));
+
+		result(b.append(id, 0, deposit(1, tag)));
+		slow.delayBatches(Duration.ofMillis(2500));
+		CompletionStage<AppendResult> late = a.append(id, 1, deposit(2, tag));
+		delivered.addAll(keys(result(feed.poll())));
+		assertThat(outcome(late)).isInstanceOf(JournalWriteUncertainException.class);
+		AppendResult third = result(b.append(id, 2, deposit(3, tag)));
+		assertThat(replayed(b, id)).as("nobody sealed 2: it is in the journal").containsExactly(1L, 2L, 3L);
+
+		TagOffset offsetOf3 = new TagOffset(third.timestamp().toEpochMilli(), id, 3);
+		assertThat(pollPast(feed, offsetOf3, delivered)).containsExactlyInAnyOrder(id + "#1", id + "#2", id + "#3");
+		assertThat(feed.lateRowsSkipped()).isZero();
+	}
+
+
+	/**
+	 * The writer's side (part 3): writer A, alive, whose append ended uncertain and whose events are absent
+	 * in-flight-wait after its claim (a replay sealed its number), seals it and deletes its tag rows, so the batch
+	 * landing later shows in no tag query, with no feed running.
+	 */
+	@Test
+	void aWriterSettlesItsUncertainAppendSoThatItsLateTagRowsNeverShow() {
+		CassandraJournalOptions options = options(TagBucketing.NONE);
+		FaultInjectingSession slow = new FaultInjectingSession(session());
+		CassandraJournal a = CassandraJournal.create(slow.session(), options, new JacksonEventSerializer());
+		CassandraJournal b = CassandraJournal.create(session(), options, new JacksonEventSerializer());
+		CassandraReadJournal query = CassandraReadJournal.create(b, session(), options, new JacksonEventSerializer());
+		String tag = "late-tag-" + UUID.randomUUID();
+		String id = "account-" + UUID.randomUUID();
+		result(b.append(id, 0, deposit(1, tag)));
+		slow.delayBatches(Duration.ofSeconds(4));
+		CompletionStage<AppendResult> late = a.append(id, 1, deposit(2, tag));
+		await().alias("A's claim of 2").atMost(Duration.ofSeconds(10)).until(() -> result(b.highestSequenceNr(id)) == 2);
+		result(b.append(id, 2, deposit(3, tag)));
+		assertThat(replayed(b, id)).as("2 stepped over and sealed").containsExactly(1L, 3L);
+		assertThat(outcome(late)).isInstanceOf(JournalWriteUncertainException.class);
+
+		// A's batch has landed (its outcome came after it). A settles 2 once in-flight-wait has passed since its
+		// claim: bounded by the wait, A's retries and a loaded machine, 20 s.
+		await().alias("tag query without A's late row")
+			.atMost(Duration.ofSeconds(20))
+			.pollInterval(Duration.ofMillis(200))
+			.until(() -> keys(result(query.currentEventsByTag(TagFilter.tag(tag), TagOffset.START, 100, String.class))
+				.events()), (current) -> current.equals(List.of(id + "#1", id + "#3")));
+		assertThat(replayed(b, id)).containsExactly(1L, 3L);
+	}
+
+	/**
+	 * The writer's settle never removes an append that is there: A's batch held past the wait but nobody sealed its
+	 * number, so its event is in the journal when A looks; A's event and tag row stay.
+	 */
+	@Test
+	void aWriterLeavesItsUncertainAppendAloneWhenItsEventsAreThere() {
+		CassandraJournalOptions options = options(TagBucketing.NONE);
+		FaultInjectingSession faults = new FaultInjectingSession(session());
+		CassandraJournal a = CassandraJournal.create(faults.session(), options, new JacksonEventSerializer());
+		CassandraJournal b = CassandraJournal.create(session(), options, new JacksonEventSerializer());
+		CassandraReadJournal query = CassandraReadJournal.create(b, session(), options, new JacksonEventSerializer());
+		String tag = "late-tag-" + UUID.randomUUID();
+		String id = "account-" + UUID.randomUUID();
+		result(b.append(id, 0, deposit(1, tag)));
+		// The logged batch applies, then its answer is a timeout: uncertain, well within the wait.
+		faults.applyThenTimeOut((s) -> s instanceof com.datastax.oss.driver.api.core.cql.BatchStatement, 100);
+		assertThat(outcome(a.append(id, 1, deposit(2, tag)))).isInstanceOf(JournalWriteUncertainException.class);
+		faults.heal();
+		// Past the wait and A's look (1 s + margin): nothing changed. Awaitility holds the condition for 3 s.
+		await().alias("A's event and tag row stay")
+			.during(Duration.ofSeconds(3))
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> replayed(b, id).equals(List.of(1L, 2L)) && keys(
+					result(query.currentEventsByTag(TagFilter.tag(tag), TagOffset.START, 100, String.class)).events())
+				.equals(List.of(id + "#1", id + "#2")));
+	}
+
+}
