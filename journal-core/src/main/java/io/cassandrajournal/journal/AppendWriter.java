@@ -38,7 +38,8 @@ import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.TagPartitions;
 
 /**
- * The write path of {@link io.cassandrajournal.journal.CassandraJournal}: claim the sequence range with one
+ * The write path of {@link io.cassandrajournal.journal.CassandraJournal}: on a first append, the persistenceId
+ * row (before anything else, so events never exist without it); claim the sequence range with one
  * Paxos round on the metadata row, then write the events in one unlogged batch per events partition or, with
  * the tag index on, the events and their tag index rows in one logged batch (all or nothing; see
  * {@link #writeRows}), retrying a failed write a bounded number of times. If a write
@@ -92,6 +93,26 @@ final class AppendWriter {
 	}
 
 	public CompletionStage<AppendResult> append(String persistenceId, long expected, List<EventToAppend> events,
+			List<String> payloads) {
+		if (expected != 0) {
+			return appendRows(persistenceId, expected, events, payloads);
+		}
+		// A first append writes the persistenceId row before anything else (docs/reliability.md, finding 14): events
+		// never exist without it, and when it fails nothing is claimed or written, so the append fails plainly and
+		// may be retried with the same expected number. Sent in parallel with the events, its failure after the
+		// events applied left the entity out of persistenceIds() for good (later appends do not write it). The row
+		// is the same for every append to this persistenceId: one left behind by an append that then failed or
+		// lost its claim collides with nothing (persistenceIds() may list an id without events, as before).
+		BoundStatement idRow = this.statements.insertPersistenceId.bind(
+				PersistenceIdBuckets.bucketOf(persistenceId, this.options.persistenceIdBuckets()), persistenceId);
+		RowWrites writes = new RowWrites();
+		writes.add(false, () -> this.session.executeAsync(idRow));
+		return writes.run().thenCompose((written) -> (written.failure() != null)
+				? CompletableFuture.<AppendResult>failedFuture(written.failure())
+				: appendRows(persistenceId, expected, events, payloads));
+	}
+
+	private CompletionStage<AppendResult> appendRows(String persistenceId, long expected, List<EventToAppend> events,
 			List<String> payloads) {
 		// The deadline's start, before the claim's time stamp: readers wait in-flight-wait from that time stamp.
 		long started = System.nanoTime();
@@ -397,7 +418,6 @@ final class AppendWriter {
 					tagInserts.get().forEach(batch::addStatement);
 					return this.session.executeAsync(configure(batch, writeTime));
 				});
-				addIdRow(atomic, persistenceId, expected);
 				return atomic.run().thenCompose((outcome) -> {
 					if (outcome.failure() != null && batchTooLarge(outcome.failure()) && !outcome.rowsMayExist()) {
 						logger.warn("Append to '{}' ({}..{}) was refused as one logged batch ({}); writing its events, "
@@ -454,17 +474,7 @@ final class AppendWriter {
 			BatchStatement batch = configure(builder, writeTime);
 			writes.add(true, () -> this.session.executeAsync(batch));
 		}
-		addIdRow(writes, persistenceId, expected);
 		return writes;
-	}
-
-	private void addIdRow(RowWrites writes, String persistenceId, long expected) {
-		if (expected == 0) {
-			// The id row is the same for every append to this persistenceId: left behind, it collides with nothing.
-			BoundStatement idRow = this.statements.insertPersistenceId.bind(
-					PersistenceIdBuckets.bucketOf(persistenceId, this.options.persistenceIdBuckets()), persistenceId);
-			writes.add(false, () -> this.session.executeAsync(idRow));
-		}
 	}
 
 	private BatchStatement configure(BatchStatementBuilder builder, long writeTime) {

@@ -15,7 +15,7 @@ import io.cassandrajournal.internal.Errors;
 /**
  * Where this fits: the row writes of one append in {@link AppendWriter} (one logged batch of events and tag
  * index rows, or one events batch per partition and then the tag index rows of each tag; the persistenceId
- * row), sent in parallel. Each is idempotent (the same
+ * row of a first append, alone before the claim), sent in parallel. Each is idempotent (the same
  * upserts with the same values), so a failed one is sent again, at most {@link #ATTEMPTS} times in all
  * with a short backoff. The outcome says whether any row keyed by a sequence number may exist, which
  * decides whether the claim may be released.

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import io.cassandrajournal.CassandraJournalOptions;
@@ -160,6 +161,38 @@ class AppendFaultsIT {
 		faults.heal();
 		result(journal.append(id, 1, List.of(EventToAppend.of(new Deposited(1)))));
 		assertThat(result(journal.highestSequenceNr(id))).isEqualTo(2);
+	}
+
+	/**
+	 * Finding 14's open item: the {@code all_persistence_ids} row of a first append was sent in parallel with the
+	 * events; when only it failed (after its retries) the events were written, the append was reported uncertain
+	 * and the id row stayed missing for good, so persistenceIds() and the projections by persistenceId never saw
+	 * the entity. Events must never exist without their id row, and a first append that wrote nothing must fail
+	 * plainly (retryable with the same expected number).
+	 */
+	@ParameterizedTest(name = "lightweight transactions {0}, tagged {1}")
+	@CsvSource({ "true, true", "true, false", "false, true", "false, false" })
+	void aFirstAppendWhoseIdRowFailedWritesNoEventsAndFailsPlainly(boolean lwt, boolean tagged) {
+		FaultInjectingSession faults = new FaultInjectingSession(this.session);
+		CassandraJournal journal = CassandraJournal.create(faults.session(),
+				this.options.withLightweightTransactions(lwt), new JacksonEventSerializer());
+		String id = newId();
+		List<EventToAppend> opened = List.of(tagged ? EventToAppend.of(new Opened(), "t") : EventToAppend.of(new Opened()));
+		faults.failBeforeSending(writesTo("all_persistence_ids"), Integer.MAX_VALUE);
+		Throwable failed = catchThrowable(() -> result(journal.append(id, 0, opened)));
+		faults.heal();
+
+		boolean idRow = this.session.execute("SELECT persistence_id FROM all_persistence_ids WHERE tag = '_all' "
+				+ "AND persistence_id = ?", id).one() != null;
+		assertThat(eventPayload(id, 1) == null || idRow).as("an event never exists without its id row").isTrue();
+		assertThat(failed).as("nothing was written: a plain failure")
+			.isInstanceOf(JournalUnavailableException.class)
+			.isNotInstanceOf(JournalWriteUncertainException.class);
+		assertThat(result(journal.highestSequenceNr(id))).as("nothing claimed").isZero();
+		result(journal.append(id, 0, opened));
+		assertThat(this.session.execute("SELECT persistence_id FROM all_persistence_ids WHERE tag = '_all' "
+				+ "AND persistence_id = ?", id).one()).isNotNull();
+		assertThat(result(journal.highestSequenceNr(id))).isEqualTo(1);
 	}
 
 	/**

@@ -36,6 +36,8 @@ class FaultHistoryIT {
 			.hasEntrySatisfying(Kind.READ_FAILS, (n) -> assertThat(n).isPositive())
 			.hasEntrySatisfying(Kind.SLOW_RESPONSE, (n) -> assertThat(n).isPositive())
 			.hasEntrySatisfying(Kind.LATE_BATCH, (n) -> assertThat(n).isPositive());
+		assertThat(report.releasesApplied()).as("failed appends released their claims (the release path ran)")
+			.isPositive();
 		assertThat(report.checked().violations()).as(report.summary()).allSatisfy((rule, count) -> assertThat(count)
 			.as(rule.name())
 			.isZero());

@@ -130,10 +130,16 @@ public final class FaultRun {
 	 * @param excerpts the history that shows each kept violation
 	 * @param operationsPerSecond client throughput
 	 * @param historyBytes memory the history takes
+	 * @param nodeFaults the node faults' summary (empty without them)
+	 * @param releasesSent claim releases sent after a failed write (the path of finding 15, item 5's rule)
+	 * @param releasesApplied of those, the ones the node answered as applied
+	 * @param retriesFailed retries of batches failed before sending that failed again (a batch's node stays
+	 * unreachable for its retries; not in {@code faults})
 	 */
 	public record Report(Settings settings, Map<OpKind, Map<Outcome, Long>> operations, Map<Kind, Long> faults,
 			long decisions, Map<String, Long> errors, HistoryChecker.Result checked, List<String> excerpts,
-			double operationsPerSecond, long historyBytes, String nodeFaults) {
+			double operationsPerSecond, long historyBytes, String nodeFaults, long releasesSent,
+			long releasesApplied, long retriesFailed) {
 
 		public long operationCount() {
 			return this.operations.values().stream().flatMap((m) -> m.values().stream()).mapToLong(Long::longValue).sum();
@@ -154,6 +160,9 @@ public final class FaultRun {
 				text.append(this.nodeFaults).append('\n');
 			}
 			text.append("failures seen by clients: ").append(this.errors).append('\n');
+			text.append("claims released after a failed write: ").append(this.releasesApplied).append(" applied of ")
+				.append(this.releasesSent).append(" sent (retries of batches failed before sending, failed again: ")
+				.append(this.retriesFailed).append(")\n");
 			text.append("gaps explained: ").append(this.checked.gapsCoveredByUnknown()).append(" by unknown outcomes, ")
 				.append(this.checked.gapsCoveredByLostClaim()).append(" by timed-out claims reported as conflicts, ")
 				.append(this.checked.gapsCoveredByDelete()).append(" by deleteTo\n");
@@ -211,7 +220,13 @@ public final class FaultRun {
 		this.options = CassandraJournalOptions.create()
 			.withKeyspace(keyspace)
 			.withUseTagIndex(true)
-			.withInFlightWait(settings.rates().late().plusSeconds(1));
+			.withInFlightWait(settings.rates().late().plusSeconds(1))
+			// Well below the wait: a failed append may release its claim only while now + request-timeout is before
+			// the writer's deadline (finding 15, item 5); with the default 10 s no claim would ever be released and
+			// the release path would go untested. Faults made in the session are unaffected (slow answers: at most
+			// 200 ms; late batches are held before sending); real answers slower than 1 s (contended Paxos rounds,
+			// a node going down) now time out in the driver, as they do for an application with that setting.
+			.withRequestTimeout(Duration.ofSeconds(1));
 	}
 
 	/**
@@ -255,10 +270,12 @@ public final class FaultRun {
 		CassandraDurableStateStore.create(this.session, this.options, this.serializer);
 		FaultPlan plan = new FaultPlan(this.settings.seed(), this.settings.rates());
 		LateWrites lateWrites = new LateWrites(this.options.inFlightWait(), this.options.clock());
-		CqlSession sessionA = new PlannedFaultSession(this.session, plan, this.options.metadataTable(), lateWrites)
-			.session();
-		CqlSession sessionB = new PlannedFaultSession(this.session, plan, this.options.metadataTable(), lateWrites)
-			.session();
+		PlannedFaultSession plannedA = new PlannedFaultSession(this.session, plan, this.options.metadataTable(),
+				lateWrites);
+		PlannedFaultSession plannedB = new PlannedFaultSession(this.session, plan, this.options.metadataTable(),
+				lateWrites);
+		CqlSession sessionA = plannedA.session();
+		CqlSession sessionB = plannedB.session();
 		CassandraJournal cassandraA = CassandraJournal.create(sessionA, this.options, this.serializer);
 		CassandraJournal cassandraB = CassandraJournal.create(sessionB, this.options, this.serializer);
 		// Every append goes through a journal that remembers attempts that may have left a claim without events.
@@ -345,7 +362,10 @@ public final class FaultRun {
 			this.errors.forEach((name, count) -> errorCounts.put(name, count.sum()));
 			return new Report(this.settings, outcomes(), plan.injected(), plan.decisions(), errorCounts, result, excerpts,
 					this.history.size() / seconds, this.history.retainedBytes(),
-					(this.nodeFaults != null) ? this.nodeFaults.summary() : "");
+					(this.nodeFaults != null) ? this.nodeFaults.summary() : "",
+					plannedA.releasesSent() + plannedB.releasesSent(),
+					plannedA.releasesApplied() + plannedB.releasesApplied(),
+					plannedA.retriesFailed() + plannedB.retriesFailed());
 		}
 	}
 

@@ -43,6 +43,22 @@ public final class PlannedFaultSession {
 
 	private final @Nullable LateWrites lateWrites;
 
+	/** Claim releases sent to the node (after any fault decision let them through), and those that applied. */
+	private final java.util.concurrent.atomic.LongAdder releasesSent = new java.util.concurrent.atomic.LongAdder();
+
+	private final java.util.concurrent.atomic.LongAdder releasesApplied = new java.util.concurrent.atomic.LongAdder();
+
+	/**
+	 * Batches failed before sending, by their first row's statement (the same object on every attempt of an
+	 * append), with the attempts still to fail: the journal's retries of such a batch fail too, as they would
+	 * while the node stays unreachable for their 150 ms, so the append fails cleanly and releases its claim.
+	 * Without this, three independent 2 % draws almost never fail all attempts and the release path never runs.
+	 */
+	private final java.util.Map<Object, Integer> unreachable = java.util.Collections
+		.synchronizedMap(new java.util.IdentityHashMap<>());
+
+	private final java.util.concurrent.atomic.LongAdder retriesFailed = new java.util.concurrent.atomic.LongAdder();
+
 	/**
 	 * @param delegate the real session
 	 * @param plan the schedule (shared by every session of a run)
@@ -90,8 +106,23 @@ public final class PlannedFaultSession {
 	private Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
 		if (method.getName().equals("executeAsync") && args != null && args.length == 1
 				&& args[0] instanceof Statement<?> statement) {
+			Object key = (statement instanceof BatchStatement batch && batch.size() > 0) ? batch.iterator().next() : null;
+			Integer left = (key != null) ? this.unreachable.get(key) : null;
+			if (left != null) {
+				if (left > 1) {
+					this.unreachable.put(key, left - 1);
+				}
+				else {
+					this.unreachable.remove(key);
+				}
+				this.retriesFailed.increment();
+				return CompletableFuture.failedFuture(new NoNodeAvailableException());
+			}
 			Decision decision = this.plan.decide(classify(statement));
 			if (decision != null) {
+				if (key != null && decision.kind() == FaultPlan.Kind.FAIL_BEFORE_SENDING) {
+					this.unreachable.put(key, 2);
+				}
 				return inject(statement, decision);
 			}
 			return send(statement);
@@ -109,7 +140,48 @@ public final class PlannedFaultSession {
 		if (this.lateWrites != null) {
 			this.lateWrites.sending(statement);
 		}
-		return this.delegate.executeAsync(statement);
+		if (!isRelease(statement)) {
+			return this.delegate.executeAsync(statement);
+		}
+		this.releasesSent.increment();
+		return this.delegate.executeAsync(statement).thenApply((rs) -> {
+			if (rs.wasApplied()) {
+				this.releasesApplied.increment();
+			}
+			return rs;
+		});
+	}
+
+	/**
+	 * A claim release: the conditional delete of a first claim, or the conditional update of the head back to
+	 * the expected number (the claim's statement with a new head below the one it requires).
+	 */
+	private boolean isRelease(Statement<?> statement) {
+		if (!(statement instanceof com.datastax.oss.driver.api.core.cql.BoundStatement bound)
+				|| classify(statement) != StatementClass.CLAIM) {
+			return false;
+		}
+		String cql = FaultInjectingSession.cql(statement).stripLeading();
+		if (cql.startsWith("DELETE FROM")) {
+			return true;
+		}
+		return cql.startsWith("UPDATE") && cql.contains("IF max_sequence_nr = ?") && bound.size() == 4
+				&& bound.getLong(0) < bound.getLong(3);
+	}
+
+	/** @return claim releases sent to the node (a fault may still have hit their answer) */
+	long releasesSent() {
+		return this.releasesSent.sum();
+	}
+
+	/** @return retries of batches failed before sending that failed again (not counted by the plan) */
+	long retriesFailed() {
+		return this.retriesFailed.sum();
+	}
+
+	/** @return claim releases the node answered as applied */
+	long releasesApplied() {
+		return this.releasesApplied.sum();
 	}
 
 	private CompletionStage<?> inject(Statement<?> statement, Decision decision) {
