@@ -45,15 +45,10 @@ public final class JournalRetentionAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RetentionPolicy retentionPolicy(JournalRetentionProperties properties) {
-		RetentionPolicy policy = RetentionPolicy.NONE.withKeepSnapshots(properties.getKeepSnapshots())
-			.withTagBucketsOlderThan(properties.getTagBucketsOlderThan());
-		if (properties.getParallelism() != null) {
-			policy = policy.withParallelism(properties.getParallelism());
-		}
-		if (properties.getPageSize() != null) {
-			policy = policy.withPageSize(properties.getPageSize());
-		}
-		return policy;
+		return RetentionPolicy.NONE.withKeepSnapshots(properties.getKeepSnapshots())
+			.withTagBucketsOlderThan(properties.getTagBucketsOlderThan())
+			.withParallelism(properties.getParallelism())
+			.withPageSize(properties.getPageSize());
 	}
 
 	@Bean

@@ -5,9 +5,11 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import io.cassandrajournal.retention.RetentionPolicy;
+
 /**
  * The retention policy that the {@code retention} actuator endpoint runs ({@code journal.cassandra.retention.*});
- * unset values keep {@link io.cassandrajournal.retention.RetentionPolicy#NONE}'s.
+ * defaults are {@link RetentionPolicy#NONE}'s.
  */
 @ConfigurationProperties("journal.cassandra.retention")
 public class JournalRetentionProperties {
@@ -26,12 +28,12 @@ public class JournalRetentionProperties {
 	/**
 	 * Entities worked on at once.
 	 */
-	private @Nullable Integer parallelism;
+	private int parallelism = RetentionPolicy.NONE.parallelism();
 
 	/**
 	 * PersistenceIds read per page; the run's position is stored after each page.
 	 */
-	private @Nullable Integer pageSize;
+	private int pageSize = RetentionPolicy.NONE.pageSize();
 
 	public int getKeepSnapshots() {
 		return this.keepSnapshots;
@@ -49,19 +51,19 @@ public class JournalRetentionProperties {
 		this.tagBucketsOlderThan = tagBucketsOlderThan;
 	}
 
-	public @Nullable Integer getParallelism() {
+	public int getParallelism() {
 		return this.parallelism;
 	}
 
-	public void setParallelism(@Nullable Integer parallelism) {
+	public void setParallelism(int parallelism) {
 		this.parallelism = parallelism;
 	}
 
-	public @Nullable Integer getPageSize() {
+	public int getPageSize() {
 		return this.pageSize;
 	}
 
-	public void setPageSize(@Nullable Integer pageSize) {
+	public void setPageSize(int pageSize) {
 		this.pageSize = pageSize;
 	}
 

@@ -20,6 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ConfigurationMetadataTest {
 
+	/** Keys bound by {@link JournalRetentionProperties}; the others by {@link JournalCassandraProperties}. */
+	static final String RETENTION = "journal.cassandra.retention.";
+
 	@SuppressWarnings("unchecked")
 	static List<Map<String, Object>> metadataProperties() throws Exception {
 		Map<String, Object> metadata;
@@ -56,10 +59,12 @@ class ConfigurationMetadataTest {
 	@Test
 	void everyDocumentedDefaultIsTheDefaultThePropertiesStartFrom() throws Exception {
 		BeanWrapper fresh = PropertyAccessorFactory.forBeanPropertyAccess(new JournalCassandraProperties());
+		BeanWrapper retention = PropertyAccessorFactory.forBeanPropertyAccess(new JournalRetentionProperties());
 		int checked = 0;
 		for (Map<String, Object> property : metadataProperties()) {
 			String name = (String) property.get("name");
-			Object actual = fresh.getPropertyValue(beanPath(name));
+			Object actual = name.startsWith(RETENTION) ? retention.getPropertyValue(beanPath(name).substring(
+					"retention.".length())) : fresh.getPropertyValue(beanPath(name));
 			Object documented = property.get("defaultValue");
 			if (actual == null || (actual instanceof Collection<?> c && c.isEmpty())) {
 				assertThat(documented).as(name + " has no default").isNull();

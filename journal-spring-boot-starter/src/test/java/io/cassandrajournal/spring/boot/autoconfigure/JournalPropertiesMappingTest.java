@@ -46,7 +46,8 @@ class JournalPropertiesMappingTest {
 			"journal.cassandra.projections.enabled", "CassandraJournalAutoConfigurationIT.projectionSwitches",
 			"journal.cassandra.projections.dead-letter-queue", "CassandraJournalAutoConfigurationIT.projectionSwitches",
 			"journal.cassandra.projections.dead-letter-table", "CassandraJournalAutoConfigurationIT.everyPropertyIsMapped",
-			"journal.cassandra.embedded.*", "EmbeddedCassandraEnvironmentPostProcessorTest.everyEmbeddedKeyIsBoundOnce");
+			"journal.cassandra.embedded.*", "EmbeddedCassandraEnvironmentPostProcessorTest.everyEmbeddedKeyIsBoundOnce",
+			"journal.cassandra.retention.*", "JournalRetentionPropertiesTest.everyKeyArrivesInThePolicy");
 
 	/** Key, a value that is not its default, and where it must arrive. */
 	private static final Map<String, Check> NON_DEFAULT = new LinkedHashMap<>();
@@ -62,6 +63,7 @@ class JournalPropertiesMappingTest {
 		option("request-timeout", "7s", CassandraJournalOptions::requestTimeout, Duration.ofSeconds(7));
 		option("startup-wait", "45s", CassandraJournalOptions::startupWait, Duration.ofSeconds(45));
 		option("in-flight-wait", "5s", CassandraJournalOptions::inFlightWait, Duration.ofSeconds(5));
+		option("tag-index-ttl", "1h", CassandraJournalOptions::tagIndexTtl, Duration.ofHours(1));
 		option("events-table", "my_events", CassandraJournalOptions::eventsTable, "my_events");
 		option("metadata-table", "my_metadata", CassandraJournalOptions::metadataTable, "my_metadata");
 		option("all-ids-table", "my_ids", CassandraJournalOptions::allIdsTable, "my_ids");
@@ -129,6 +131,7 @@ class JournalPropertiesMappingTest {
 			.stream()
 			.map((p) -> (String) p.get("name"))
 			.map((name) -> name.startsWith("journal.cassandra.embedded.") ? "journal.cassandra.embedded.*" : name)
+			.map((name) -> name.startsWith(ConfigurationMetadataTest.RETENTION) ? "journal.cassandra.retention.*" : name)
 			.collect(Collectors.toCollection(TreeSet::new));
 		Set<String> covered = new TreeSet<>(NON_DEFAULT.keySet());
 		covered.addAll(ELSEWHERE.keySet());
