@@ -24,6 +24,7 @@ import org.junit.jupiter.api.TestInstance;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.JournalUnavailableException;
+import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.testing.AccountEvent;
@@ -219,6 +220,35 @@ class LateBatchSealIT {
 	}
 
 	/**
+	 * Review 2, item 3 (finding 15): in the bucketed tag layout the logged batch is sent once the tag's bucket list
+	 * row is written. When that write's answer comes back past the writer's deadline a reader may already have
+	 * sealed the numbers: a batch sent then would leave its tag rows (not covered by the seal) without events. The
+	 * bucket list write's answer is held 2.5 s against a 1 s wait: the batch must not be sent, the append is
+	 * reported uncertain and its claim kept.
+	 */
+	@Test
+	void aBatchWhoseBucketListWriteAnsweredPastTheDeadlineIsNotSent() {
+		CassandraJournalOptions hourly = this.options.withInFlightWait(Duration.ofSeconds(1))
+			.withTagBucketing(TagBucketing.HOUR);
+		CassandraJournal.create(session(), hourly, new JacksonEventSerializer());
+		FaultInjectingSession slow = new FaultInjectingSession(session());
+		CassandraJournal a = CassandraJournal.create(slow.session(), hourly, new JacksonEventSerializer());
+		String id = newId();
+		String tag = "late-bucket-" + System.nanoTime();
+		result(a.append(id, 0, deposit(1)));
+		slow.delayAnswerOnce(FaultInjectingSession.writesTo(hourly.tagBucketsTable()), 0, Duration.ofMillis(2500));
+
+		Throwable failure = outcome(a.append(id, 1, List.of(EventToAppend.of(new Deposited(2), tag))));
+		slow.heal();
+
+		assertThat(failure).as("the batch could only be sent past the deadline").isInstanceOf(
+				JournalWriteUncertainException.class);
+		assertThat(tagRows(hourly, id)).as("no tag row of 2").noneMatch((row) -> row.startsWith(tag));
+		assertThat(eventRows(hourly, id)).as("no event row of 2").containsExactly(1L);
+		assertThat(result(a.highestSequenceNr(id))).as("the claim is kept").isEqualTo(2);
+	}
+
+	/**
 	 * A replay that meets an old crash gap seals it; a repeated replay by the same journal does not write the seal
 	 * again (a bounded memo of sealed ranges per journal). Three replays, one seal write.
 	 */
@@ -334,6 +364,16 @@ class LateBatchSealIT {
 		assertThat(replayed.sequenceNrs()).containsExactly(1L, 3L);
 		assertThat(replayed.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
 		assertThat(seals.get()).as("seal writes with server-side time stamps").isZero();
+	}
+
+	/** @return the sequence numbers of the persistenceId's event rows in its first partition */
+	private List<Long> eventRows(CassandraJournalOptions options, String persistenceId) {
+		List<Long> rows = new ArrayList<>();
+		for (Row row : session().execute("SELECT sequence_nr FROM " + options.requireKeyspace() + "."
+				+ options.eventsTable() + " WHERE persistence_id = ? AND partition_nr = 0", persistenceId)) {
+			rows.add(row.getLong("sequence_nr"));
+		}
+		return rows;
 	}
 
 	/** @return the persistenceId's rows in the tag index, as tag#sequenceNr */
