@@ -267,6 +267,71 @@ class LateBatchSealIT {
 		assertThat(seals.get()).as("seal writes over three replays").isEqualTo(1);
 	}
 
+	/**
+	 * Review 2, item 2 (finding 15): the memo of sealed gaps must not step over the same numbers claimed again after
+	 * the seal (a release applied late, an operator fixing the head). The gap at 2 is sealed; the head is rolled back
+	 * to 1 by plain CQL and 2 is claimed again by an append that dies after its claim: the next replay must write a
+	 * new seal (its write time past the new claim's time plus the wait), not trust the memo of the old one.
+	 */
+	@Test
+	void aGapClaimedAgainAfterItsSealIsSealedAgain() {
+		CassandraJournalOptions shortWait = this.options.withInFlightWait(Duration.ofSeconds(1));
+		FaultInjectingSession faults = new FaultInjectingSession(session());
+		CassandraJournal writer = CassandraJournal.create(faults.session(), shortWait, new JacksonEventSerializer());
+		String id = newId();
+		result(writer.append(id, 0, deposit(1)));
+		faults.failEverythingButTheClaim();
+		assertThatExceptionOfType(JournalUnavailableException.class)
+			.isThrownBy(() -> result(writer.append(id, 1, deposit(2))));
+		faults.heal();
+		AtomicInteger seals = new AtomicInteger();
+		CassandraJournal reader = CassandraJournal.create(countingSeals(shortWait, seals, false), shortWait,
+				new JacksonEventSerializer());
+		Replayed first = result(replay(reader, id), Duration.ofSeconds(10));
+		assertThat(first.sequenceNrs()).containsExactly(1L);
+		assertThat(first.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
+		assertThat(seals.get()).as("the first seal").isEqualTo(1);
+
+		session().execute("UPDATE " + shortWait.requireKeyspace() + "." + shortWait.metadataTable()
+				+ " SET max_sequence_nr = 1 WHERE persistence_id = ?", id);
+		// A fresh session: failEverythingButTheClaim lets only its first claim through.
+		FaultInjectingSession again = new FaultInjectingSession(session());
+		CassandraJournal rewriter = CassandraJournal.create(again.session(), shortWait, new JacksonEventSerializer());
+		again.failEverythingButTheClaim();
+		assertThatExceptionOfType(JournalUnavailableException.class)
+			.isThrownBy(() -> result(rewriter.append(id, 1, deposit(2))));
+		again.heal();
+		assertThat(result(reader.highestSequenceNr(id))).as("2 claimed again").isEqualTo(2);
+
+		Replayed second = result(replay(reader, id), Duration.ofSeconds(10));
+		assertThat(second.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
+		assertThat(seals.get()).as("seal writes: the re-claimed 2 is sealed again").isEqualTo(2);
+	}
+
+	/**
+	 * Review 2, item 2 (finding 15): a seal that failed is not remembered as written, so the next replay writes it.
+	 * The memo was only ever filled after a written seal, so this passes on the code before the change too: it guards
+	 * the memo against remembering a failed seal.
+	 */
+	@Test
+	void aFailedSealIsWrittenAgainByTheNextReplay() {
+		CassandraJournalOptions shortWait = this.options.withInFlightWait(Duration.ofSeconds(1));
+		String id = oldCrashGap(shortWait);
+		AtomicInteger seals = new AtomicInteger();
+		FaultInjectingSession faults = new FaultInjectingSession(countingSeals(shortWait, seals, false));
+		CassandraJournal reader = CassandraJournal.create(faults.session(), shortWait, new JacksonEventSerializer());
+		faults.failStatementsStartingWith("DELETE FROM " + this.keyspace.name() + "." + shortWait.eventsTable() + " ");
+		assertThatExceptionOfType(JournalUnavailableException.class)
+			.isThrownBy(() -> result(replay(reader, id), Duration.ofSeconds(10)));
+		assertThat(seals.get()).as("the failed seal never reached the node").isZero();
+		faults.heal();
+
+		Replayed replayed = result(replay(reader, id), Duration.ofSeconds(10));
+		assertThat(replayed.sequenceNrs()).containsExactly(1L, 3L);
+		assertThat(replayed.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
+		assertThat(seals.get()).as("seal writes after the failed one").isEqualTo(1);
+	}
+
 	/** @return an entity with an old crash gap at 2 (1 and 3 written; the append of 2 died after its claim) */
 	private String oldCrashGap(CassandraJournalOptions options) {
 		FaultInjectingSession faults = new FaultInjectingSession(session());
