@@ -145,8 +145,9 @@ final class AppendWriter {
 							? CompletableFuture.failedFuture(lateWrite(persistenceId, expected + 1, last))
 							: CompletableFuture.completedFuture(result);
 				}
-				if (outcome.rowsMayExist()) {
-					// Releasing would let the next append reuse these numbers next to rows that may exist.
+				if (outcome.rowsMayExist() || Errors.unwrap(failure) instanceof JournalWriteUncertainException) {
+					// Releasing would let the next append reuse these numbers next to rows that may exist (a write
+					// not sent past the deadline: an earlier attempt of it may have applied).
 					return CompletableFuture.failedFuture(uncertain(persistenceId, expected + 1, last, failure));
 				}
 				if (releaseMayApplyPastDeadline(started)) {
@@ -399,7 +400,8 @@ final class AppendWriter {
 		}
 		TagPartitions tagIndex = this.tagIndex;
 		if (tagIndex == null || tagRows.isEmpty()) {
-			return eventWrites(persistenceId, expected, byPartition, writeTime).run();
+			return eventWrites(persistenceId, expected, expected + events.size(), byPartition, writeTime, started)
+				.run();
 		}
 		if (estimatedBytes(byPartition, tagRows) <= ATOMIC_BATCH_MAX_BYTES) {
 			// The bucket list (bucketed layout) is its own step, before the batch: when it fails, the batch is never
@@ -413,6 +415,12 @@ final class AppendWriter {
 				}
 				RowWrites atomic = new RowWrites();
 				atomic.add(true, () -> {
+					if (pastDeadline(started)) {
+						// Not sent (nor retried) past the deadline: a reader may have sealed the numbers, and the
+						// seal would shadow the events but not the tag rows (review 2 of finding 15, item 3).
+						return CompletableFuture.failedFuture(lateWrite(persistenceId, expected + 1,
+								expected + events.size()));
+					}
 					BatchStatementBuilder batch = BatchStatement.builder(BatchType.LOGGED);
 					byPartition.values().forEach((rows) -> rows.forEach(batch::addStatement));
 					tagInserts.get().forEach(batch::addStatement);
@@ -443,7 +451,8 @@ final class AppendWriter {
 	private CompletionStage<RowWrites.Outcome> eventsThenTags(String persistenceId, long expected, long last,
 			Map<Long, List<BatchableStatement<?>>> byPartition, TagPartitions tagIndex, List<TagPartitions.TagRow> tagRows,
 			long writeTime, long started) {
-		return eventWrites(persistenceId, expected, byPartition, writeTime).run().thenCompose((written) -> {
+		RowWrites events = eventWrites(persistenceId, expected, last, byPartition, writeTime, started);
+		return events.run().thenCompose((written) -> {
 			if (written.failure() != null) {
 				return CompletableFuture.completedFuture(written);
 			}
@@ -465,14 +474,21 @@ final class AppendWriter {
 		});
 	}
 
-	private RowWrites eventWrites(String persistenceId, long expected, Map<Long, List<BatchableStatement<?>>> byPartition,
-			long writeTime) {
+	/**
+	 * The events batches (one per partition). None is sent, nor retried, past the writer's deadline: it fails with
+	 * {@link JournalWriteUncertainException#lateWrite}, which counts as rows that may exist (an earlier attempt may
+	 * have applied), so the claim is kept.
+	 */
+	private RowWrites eventWrites(String persistenceId, long expected, long last,
+			Map<Long, List<BatchableStatement<?>>> byPartition, long writeTime, long started) {
 		RowWrites writes = new RowWrites();
 		for (List<BatchableStatement<?>> statements : byPartition.values()) {
 			BatchStatementBuilder builder = BatchStatement.builder(BatchType.UNLOGGED);
 			statements.forEach(builder::addStatement);
 			BatchStatement batch = configure(builder, writeTime);
-			writes.add(true, () -> this.session.executeAsync(batch));
+			writes.add(true, () -> pastDeadline(started)
+					? CompletableFuture.failedFuture(lateWrite(persistenceId, expected + 1, last))
+					: this.session.executeAsync(batch));
 		}
 		return writes;
 	}

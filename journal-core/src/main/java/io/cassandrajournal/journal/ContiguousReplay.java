@@ -70,14 +70,16 @@ final class ContiguousReplay {
 	static final int SEALED_MEMO_SIZE = 10_000;
 
 	/**
-	 * Gaps this journal has sealed, least recently met first: a replay that meets one again steps over it without
-	 * writing its seal again (the seal stays in effect; the writer never releases numbers a reader may seal). Bounded:
-	 * a forgotten gap is sealed again, which is harmless.
+	 * Gaps this journal has sealed, least recently met first, with the seal's write time (microseconds): a replay
+	 * that meets one again steps over it without writing its seal again only when that write time is at least the
+	 * one a new seal must reach ({@link #sealFloor}): the same numbers claimed again later (a release that applied
+	 * late, an operator fixing the head) need a new seal (review 2 of finding 15, item 2). Only a seal that was
+	 * written is remembered. Bounded: a forgotten gap is sealed again, which is harmless.
 	 */
-	private final Map<SealedGap, Boolean> sealed = Collections
+	private final Map<SealedGap, Long> sealed = Collections
 		.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
 			@Override
-			protected boolean removeEldestEntry(Map.Entry<SealedGap, Boolean> eldest) {
+			protected boolean removeEldestEntry(Map.Entry<SealedGap, Long> eldest) {
 				return size() > SEALED_MEMO_SIZE;
 			}
 		});
@@ -107,14 +109,22 @@ final class ContiguousReplay {
 	 * least the driver's now
 	 */
 	long sealWriteTime(long claimedAt) {
-		long waitMillis = this.options.inFlightWait().toMillis();
-		long floor = (claimedAt >= Long.MAX_VALUE / 1000 - waitMillis) ? Long.MIN_VALUE
-				: (claimedAt + waitMillis) * 1000;
+		long floor = sealFloor(claimedAt);
 		long now = this.session.getContext().getTimestampGenerator().next();
 		if (now == Statement.NO_DEFAULT_TIMESTAMP) {
 			now = System.currentTimeMillis() * 1000;
 		}
 		return Math.max(floor, now);
+	}
+
+	/**
+	 * @param claimedAt no earlier than the sealed numbers' claim (epoch millis of the claiming writer's clock)
+	 * @return the least write time (microseconds) a seal of those numbers must have: the claim's time plus the
+	 * in-flight wait ({@link Long#MIN_VALUE} when that overflows)
+	 */
+	long sealFloor(long claimedAt) {
+		long waitMillis = this.options.inFlightWait().toMillis();
+		return (claimedAt >= Long.MAX_VALUE / 1000 - waitMillis) ? Long.MIN_VALUE : (claimedAt + waitMillis) * 1000;
 	}
 
 	/**
@@ -260,7 +270,8 @@ final class ContiguousReplay {
 				return CompletableFuture.completedFuture(null);
 			}
 			SealedGap key = new SealedGap(this.persistenceId, gap.from(), gap.to());
-			if (ContiguousReplay.this.sealed.get(key) != null) {
+			Long sealedAt = ContiguousReplay.this.sealed.get(key);
+			if (sealedAt != null && sealedAt >= sealFloor(this.sealClaimedAt)) {
 				stepOver(gap.to(), true);
 				return CompletableFuture.completedFuture(null);
 			}
@@ -276,7 +287,7 @@ final class ContiguousReplay {
 					.toCompletableFuture());
 			}
 			return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new)).thenRun(() -> {
-				ContiguousReplay.this.sealed.put(key, Boolean.TRUE);
+				ContiguousReplay.this.sealed.put(key, writeTime);
 				stepOver(gap.to(), true);
 			});
 		}

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.TestInstance;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.JournalUnavailableException;
+import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.testing.AccountEvent;
@@ -219,6 +220,35 @@ class LateBatchSealIT {
 	}
 
 	/**
+	 * Review 2, item 3 (finding 15): in the bucketed tag layout the logged batch is sent once the tag's bucket list
+	 * row is written. When that write's answer comes back past the writer's deadline a reader may already have
+	 * sealed the numbers: a batch sent then would leave its tag rows (not covered by the seal) without events. The
+	 * bucket list write's answer is held 2.5 s against a 1 s wait: the batch must not be sent, the append is
+	 * reported uncertain and its claim kept.
+	 */
+	@Test
+	void aBatchWhoseBucketListWriteAnsweredPastTheDeadlineIsNotSent() {
+		CassandraJournalOptions hourly = this.options.withInFlightWait(Duration.ofSeconds(1))
+			.withTagBucketing(TagBucketing.HOUR);
+		CassandraJournal.create(session(), hourly, new JacksonEventSerializer());
+		FaultInjectingSession slow = new FaultInjectingSession(session());
+		CassandraJournal a = CassandraJournal.create(slow.session(), hourly, new JacksonEventSerializer());
+		String id = newId();
+		String tag = "late-bucket-" + System.nanoTime();
+		result(a.append(id, 0, deposit(1)));
+		slow.delayAnswerOnce(FaultInjectingSession.writesTo(hourly.tagBucketsTable()), 0, Duration.ofMillis(2500));
+
+		Throwable failure = outcome(a.append(id, 1, List.of(EventToAppend.of(new Deposited(2), tag))));
+		slow.heal();
+
+		assertThat(failure).as("the batch could only be sent past the deadline").isInstanceOf(
+				JournalWriteUncertainException.class);
+		assertThat(tagRows(hourly, id)).as("no tag row of 2").noneMatch((row) -> row.startsWith(tag));
+		assertThat(eventRows(hourly, id)).as("no event row of 2").containsExactly(1L);
+		assertThat(result(a.highestSequenceNr(id))).as("the claim is kept").isEqualTo(2);
+	}
+
+	/**
 	 * A replay that meets an old crash gap seals it; a repeated replay by the same journal does not write the seal
 	 * again (a bounded memo of sealed ranges per journal). Three replays, one seal write.
 	 */
@@ -235,6 +265,71 @@ class LateBatchSealIT {
 			assertThat(replayed.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
 		}
 		assertThat(seals.get()).as("seal writes over three replays").isEqualTo(1);
+	}
+
+	/**
+	 * Review 2, item 2 (finding 15): the memo of sealed gaps must not step over the same numbers claimed again after
+	 * the seal (a release applied late, an operator fixing the head). The gap at 2 is sealed; the head is rolled back
+	 * to 1 by plain CQL and 2 is claimed again by an append that dies after its claim: the next replay must write a
+	 * new seal (its write time past the new claim's time plus the wait), not trust the memo of the old one.
+	 */
+	@Test
+	void aGapClaimedAgainAfterItsSealIsSealedAgain() {
+		CassandraJournalOptions shortWait = this.options.withInFlightWait(Duration.ofSeconds(1));
+		FaultInjectingSession faults = new FaultInjectingSession(session());
+		CassandraJournal writer = CassandraJournal.create(faults.session(), shortWait, new JacksonEventSerializer());
+		String id = newId();
+		result(writer.append(id, 0, deposit(1)));
+		faults.failEverythingButTheClaim();
+		assertThatExceptionOfType(JournalUnavailableException.class)
+			.isThrownBy(() -> result(writer.append(id, 1, deposit(2))));
+		faults.heal();
+		AtomicInteger seals = new AtomicInteger();
+		CassandraJournal reader = CassandraJournal.create(countingSeals(shortWait, seals, false), shortWait,
+				new JacksonEventSerializer());
+		Replayed first = result(replay(reader, id), Duration.ofSeconds(10));
+		assertThat(first.sequenceNrs()).containsExactly(1L);
+		assertThat(first.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
+		assertThat(seals.get()).as("the first seal").isEqualTo(1);
+
+		session().execute("UPDATE " + shortWait.requireKeyspace() + "." + shortWait.metadataTable()
+				+ " SET max_sequence_nr = 1 WHERE persistence_id = ?", id);
+		// A fresh session: failEverythingButTheClaim lets only its first claim through.
+		FaultInjectingSession again = new FaultInjectingSession(session());
+		CassandraJournal rewriter = CassandraJournal.create(again.session(), shortWait, new JacksonEventSerializer());
+		again.failEverythingButTheClaim();
+		assertThatExceptionOfType(JournalUnavailableException.class)
+			.isThrownBy(() -> result(rewriter.append(id, 1, deposit(2))));
+		again.heal();
+		assertThat(result(reader.highestSequenceNr(id))).as("2 claimed again").isEqualTo(2);
+
+		Replayed second = result(replay(reader, id), Duration.ofSeconds(10));
+		assertThat(second.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
+		assertThat(seals.get()).as("seal writes: the re-claimed 2 is sealed again").isEqualTo(2);
+	}
+
+	/**
+	 * Review 2, item 2 (finding 15): a seal that failed is not remembered as written, so the next replay writes it.
+	 * The memo was only ever filled after a written seal, so this passes on the code before the change too: it guards
+	 * the memo against remembering a failed seal.
+	 */
+	@Test
+	void aFailedSealIsWrittenAgainByTheNextReplay() {
+		CassandraJournalOptions shortWait = this.options.withInFlightWait(Duration.ofSeconds(1));
+		String id = oldCrashGap(shortWait);
+		AtomicInteger seals = new AtomicInteger();
+		FaultInjectingSession faults = new FaultInjectingSession(countingSeals(shortWait, seals, false));
+		CassandraJournal reader = CassandraJournal.create(faults.session(), shortWait, new JacksonEventSerializer());
+		faults.failStatementsStartingWith("DELETE FROM " + this.keyspace.name() + "." + shortWait.eventsTable() + " ");
+		assertThatExceptionOfType(JournalUnavailableException.class)
+			.isThrownBy(() -> result(replay(reader, id), Duration.ofSeconds(10)));
+		assertThat(seals.get()).as("the failed seal never reached the node").isZero();
+		faults.heal();
+
+		Replayed replayed = result(replay(reader, id), Duration.ofSeconds(10));
+		assertThat(replayed.sequenceNrs()).containsExactly(1L, 3L);
+		assertThat(replayed.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
+		assertThat(seals.get()).as("seal writes after the failed one").isEqualTo(1);
 	}
 
 	/** @return an entity with an old crash gap at 2 (1 and 3 written; the append of 2 died after its claim) */
@@ -334,6 +429,16 @@ class LateBatchSealIT {
 		assertThat(replayed.sequenceNrs()).containsExactly(1L, 3L);
 		assertThat(replayed.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
 		assertThat(seals.get()).as("seal writes with server-side time stamps").isZero();
+	}
+
+	/** @return the sequence numbers of the persistenceId's event rows in its first partition */
+	private List<Long> eventRows(CassandraJournalOptions options, String persistenceId) {
+		List<Long> rows = new ArrayList<>();
+		for (Row row : session().execute("SELECT sequence_nr FROM " + options.requireKeyspace() + "."
+				+ options.eventsTable() + " WHERE persistence_id = ? AND partition_nr = 0", persistenceId)) {
+			rows.add(row.getLong("sequence_nr"));
+		}
+		return rows;
 	}
 
 	/** @return the persistenceId's rows in the tag index, as tag#sequenceNr */
