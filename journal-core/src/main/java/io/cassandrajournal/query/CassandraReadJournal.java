@@ -16,6 +16,7 @@ import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.internal.JournalTables;
 import io.cassandrajournal.internal.RawEvents;
 import io.cassandrajournal.internal.SchemaManager;
+import io.cassandrajournal.internal.SealConditions;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.PersistentEvent;
 import io.cassandrajournal.serialization.EventSerializer;
@@ -60,7 +61,7 @@ public final class CassandraReadJournal implements ReadJournal {
 		this.clock = options.clock();
 		this.tagReader = options.useTagIndex() ? new TagIndexReader(session, options) : null;
 		// Only where a seal holds: the check makes a late row's number final by sealing it.
-		this.lateTagRows = (options.useTagIndex() && io.cassandrajournal.internal.SealConditions.hold(session, options))
+		this.lateTagRows = (options.useTagIndex() && SealConditions.hold(session, options))
 				? new LateTagRows(session, options) : null;
 		this.scanReader = new JournalScanReader(session, options);
 	}
