@@ -7,8 +7,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -27,16 +25,18 @@ import io.cassandrajournal.JournalUnavailableException;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
-import io.cassandrajournal.testing.AccountEvent;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testing.FaultInjectingSession;
+import io.cassandrajournal.testing.LateBatches;
+import io.cassandrajournal.testing.LateBatches.Replayed;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
 
 import static io.cassandrajournal.testing.Await.result;
+import static io.cassandrajournal.testing.LateBatches.outcome;
+import static io.cassandrajournal.testing.LateBatches.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Finding 13 of docs/reliability.md on a real node: an append whose batch lands later than {@code in-flight-wait}
@@ -70,25 +70,7 @@ class LateBatchSealIT {
 	}
 
 	private static List<EventToAppend> deposit(int amount) {
-		return List.of(EventToAppend.of(new Deposited(amount), "late-seal"));
-	}
-
-	private record Replayed(List<Long> sequenceNrs, ReplayResult result) {
-	}
-
-	private static CompletionStage<Replayed> replay(Journal journal, String id) {
-		List<Long> seen = new ArrayList<>();
-		return journal.replayContiguous(id, 1, Long.MAX_VALUE, AccountEvent.class, (e) -> seen.add(e.sequenceNr()))
-			.thenApply((result) -> new Replayed(List.copyOf(seen), result));
-	}
-
-	/** Waits for the held append to finish, whatever its outcome, and returns its failure (null on success). */
-	private static Throwable outcome(CompletionStage<AppendResult> append) {
-		CompletableFuture<Throwable> failure = append
-			.handle((ok, error) -> (error instanceof CompletionException && error.getCause() != null) ? error.getCause()
-					: error)
-			.toCompletableFuture();
-		return result(failure, Duration.ofSeconds(20));
+		return LateBatches.deposit(amount, "late-seal");
 	}
 
 	/**
@@ -104,12 +86,8 @@ class LateBatchSealIT {
 		CassandraJournal a = CassandraJournal.create(slow.session(), shortWait, new JacksonEventSerializer());
 		CassandraJournal b = CassandraJournal.create(session(), shortWait, new JacksonEventSerializer());
 		String id = newId();
-		result(b.append(id, 0, deposit(1)));
-		slow.delayBatches(Duration.ofSeconds(4));
-		CompletionStage<AppendResult> late = a.append(id, 1, deposit(2));
-		// Bound: A's claim is one Paxos round, not delayed; 10 s is ample on a loaded machine.
-		await().alias("A's claim of 2").atMost(Duration.ofSeconds(10)).until(() -> result(b.highestSequenceNr(id)) == 2);
-		result(b.append(id, 2, deposit(3)));
+		CompletionStage<AppendResult> late = LateBatches.heldBetween(a, slow, b, id, Duration.ofSeconds(4), "late-seal")
+			.late();
 
 		Replayed first = result(replay(b, id), Duration.ofSeconds(10));
 		assertThat(first.sequenceNrs()).as("2 stepped over as a crash gap").containsExactly(1L, 3L);
@@ -156,11 +134,8 @@ class LateBatchSealIT {
 		CassandraJournal a = CassandraJournal.create(slow.session(), wait, new JacksonEventSerializer());
 		CassandraJournal b = CassandraJournal.create(session(), wait, new JacksonEventSerializer());
 		String id = newId();
-		result(b.append(id, 0, deposit(1)));
-		slow.delayBatches(Duration.ofMillis(1500));
-		CompletionStage<AppendResult> held = a.append(id, 1, deposit(2));
-		await().alias("A's claim of 2").atMost(Duration.ofSeconds(10)).until(() -> result(b.highestSequenceNr(id)) == 2);
-		result(b.append(id, 2, deposit(3)));
+		CompletionStage<AppendResult> held = LateBatches.heldBetween(a, slow, b, id, Duration.ofMillis(1500), "late-seal")
+			.late();
 		CompletionStage<Replayed> whileHeld = replay(b, id);
 
 		assertThat(outcome(held)).as("A's append, held less than the in-flight wait").isNull();
@@ -294,13 +269,11 @@ class LateBatchSealIT {
 
 		session().execute("UPDATE " + shortWait.requireKeyspace() + "." + shortWait.metadataTable()
 				+ " SET max_sequence_nr = 1 WHERE persistence_id = ?", id);
-		// A fresh session: failEverythingButTheClaim lets only its first claim through.
-		FaultInjectingSession again = new FaultInjectingSession(session());
-		CassandraJournal rewriter = CassandraJournal.create(again.session(), shortWait, new JacksonEventSerializer());
-		again.failEverythingButTheClaim();
+		// The same fault session: every claim goes through, not only its first.
+		faults.failEverythingButTheClaim();
 		assertThatExceptionOfType(JournalUnavailableException.class)
-			.isThrownBy(() -> result(rewriter.append(id, 1, deposit(2))));
-		again.heal();
+			.isThrownBy(() -> result(writer.append(id, 1, deposit(2))));
+		faults.heal();
 		assertThat(result(reader.highestSequenceNr(id))).as("2 claimed again").isEqualTo(2);
 
 		Replayed second = result(replay(reader, id), Duration.ofSeconds(10));
