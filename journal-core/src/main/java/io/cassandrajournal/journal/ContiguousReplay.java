@@ -42,7 +42,10 @@ import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
  * shadowed and every reader keeps seeing the gap. The decision rests on a read that started after the wait
  * expired ({@link HoleWait#settledUpTo}); the writer reports a batch that completes later than that as uncertain
  * ({@link AppendWriter}), so no acknowledged event is sealed. A seal that fails fails the replay, as a failed
- * read does: nothing is stepped over unsealed. With an {@code in-flight-wait} of zero nothing waits and nothing
+ * read does: nothing is stepped over unsealed. A gap at the end (the head's own numbers) is sealed only once a serial
+ * read of the head still shows the claim it was judged by: a release of that claim whose commit timed out would
+ * otherwise be completed by the next claim, which takes the numbers again after the seal (finding 21, item 1). With
+ * an {@code in-flight-wait} of zero nothing waits and nothing
  * is sealed (the behaviour of plain replays). A gap this journal sealed before is stepped over without writing its
  * seal again (the seal's bounded memo, {@link Seal#sealedBefore}).
  */
@@ -113,6 +116,12 @@ final class ContiguousReplay {
 		/** No earlier than the claim of {@link #toSeal}'s numbers. */
 		private long sealClaimedAt;
 
+		/**
+		 * Whether {@link #toSeal} is missing at the end (up to the head this round read, whose claim time is
+		 * {@link #sealClaimedAt}): the head's own claim, which a release may still take back.
+		 */
+		private boolean sealAtEnd;
+
 		Run(String persistenceId, long from, long to, @Nullable Class<E> type, Consumer<? super PersistentEvent<E>> consumer) {
 			this.persistenceId = persistenceId;
 			this.type = type;
@@ -135,10 +144,11 @@ final class ContiguousReplay {
 					if (this.toSeal == null && !stopped && this.next <= this.upper) {
 						// Missing at the end: claimed no later than the head's updated_at.
 						stopped = !settle(this.upper, head.claimedAt());
+						this.sealAtEnd = this.toSeal != null;
 					}
 					if (this.toSeal != null) {
-						// Sealed, then read again from after the gap.
-						return sealAndStepOver().thenCompose((ignored) -> round());
+						// Sealed, then read again from after the gap; or not sealed (the head moved), then judged again.
+						return sealAndStepOver().thenCompose((stepped) -> stepped ? round() : later());
 					}
 					return stopped ? later() : done();
 				});
@@ -205,20 +215,46 @@ final class ContiguousReplay {
 			return true;
 		}
 
-		/** Writes the seal of {@link #toSeal} ({@link Seal#write}), then steps over it. */
-		private CompletionStage<Void> sealAndStepOver() {
+		/**
+		 * Writes the seal of {@link #toSeal} ({@link Seal#write}), then steps over it. A gap at the end is sealed only
+		 * if a serial read of the head still shows the claim this round judged (the same head, the same claim time):
+		 * the claim's release may have been accepted by a quorum with its commit timed out, and the next Paxos round
+		 * on the row (a serial read, or the next claim) completes it; the numbers are then claimed again by the next
+		 * append, and a seal now would sit behind its acknowledged events (docs/reliability.md, finding 21 item 1). A
+		 * gap in the middle has a visible event above it, so its claim cannot be released (a release is conditional
+		 * on the head being the claim's last number, and no release is sent once any row of the append may exist).
+		 * @return whether it stepped over the gap; false when the head moved, so the round is run again
+		 */
+		private CompletionStage<Boolean> sealAndStepOver() {
 			SequenceRange gap = this.toSeal;
+			boolean atEnd = this.sealAtEnd;
 			this.toSeal = null;
+			this.sealAtEnd = false;
 			Seal seal = ContiguousReplay.this.seal;
 			if (gap == null || seal == null) {
-				return CompletableFuture.completedFuture(null);
+				return CompletableFuture.completedFuture(true);
 			}
 			if (seal.sealedBefore(this.persistenceId, gap.from(), gap.to(), this.sealClaimedAt)) {
+				// Sealed by this journal for the same claim, after a serial read if it was at the end then.
 				stepOver(gap.to(), true);
-				return CompletableFuture.completedFuture(null);
+				return CompletableFuture.completedFuture(true);
 			}
+			if (!atEnd) {
+				return seal(seal, gap);
+			}
+			long head = this.head;
+			long claimedAt = this.sealClaimedAt;
+			return ContiguousReplay.this.reader.serialHeadWithClaimTime(this.persistenceId)
+				.thenCompose((serial) -> (serial.sequenceNr() == head && serial.claimedAt() == claimedAt)
+						? seal(seal, gap) : CompletableFuture.completedFuture(false));
+		}
+
+		private CompletionStage<Boolean> seal(Seal seal, SequenceRange gap) {
 			return seal.write(this.persistenceId, gap.from(), gap.to(), seal.writeTime(this.sealClaimedAt))
-				.thenRun(() -> stepOver(gap.to(), true));
+				.thenApply((written) -> {
+					stepOver(gap.to(), true);
+					return true;
+				});
 		}
 
 		private void stepOver(long to, boolean sealed) {

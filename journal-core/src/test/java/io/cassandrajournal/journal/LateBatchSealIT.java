@@ -305,6 +305,37 @@ class LateBatchSealIT {
 		assertThat(seals.get()).as("seal writes after the failed one").isEqualTo(1);
 	}
 
+	/**
+	 * Finding 21, item 1: a claim release whose proposal a quorum accepted and whose commit timed out is completed by
+	 * the next Paxos round on the row, at any later time. The append of 2 claims it, its batch fails before sending
+	 * and its release (sent in time: a 3 s wait, a 1 s request timeout) is accepted but not committed, so the writer
+	 * reports the claim kept. A replay reads the head without a serial read (still 2) and, once the wait has passed,
+	 * meets 2 missing at the end. The next claim (expected 2) completes the release, conflicts, and the retry with
+	 * the head it learned (1) claims 2 again and is acknowledged: no replay may have stepped over that number as a
+	 * crash gap. Before the fix the replay sealed and stepped over 2.
+	 */
+	@Test
+	void aReleaseCompletedByALaterPaxosRoundIsNotSteppedOverUnderTheNextClaim() {
+		CassandraJournalOptions releasing = this.options.withInFlightWait(Duration.ofSeconds(3))
+			.withRequestTimeout(Duration.ofSeconds(1));
+		FaultInjectingSession faults = new FaultInjectingSession(session());
+		CassandraJournal journal = CassandraJournal.create(faults.session(), releasing, new JacksonEventSerializer());
+		String id = newId();
+		result(journal.append(id, 0, deposit(1)));
+		LateBatches.appendWithAnUncommittedRelease(journal, faults, id, 1, deposit(2));
+
+		// Waits for 2 (claimed less than 3 s ago), then decides on it: 10 s is ample.
+		Replayed replayed = result(replay(journal, id), Duration.ofSeconds(10));
+
+		assertThatExceptionOfType(JournalConcurrencyException.class)
+			.isThrownBy(() -> result(journal.append(id, 2, deposit(3))));
+		AppendResult again = result(journal.append(id, 1, deposit(2)));
+		assertThat(again.firstSequenceNr()).as("2 claimed again and acknowledged").isEqualTo(2);
+		assertThat(replayed.result().crashGaps()).as("crash gaps stepped over by the replay")
+			.noneMatch((gap) -> gap.from() <= 2 && gap.to() >= 2);
+		assertThat(replay(journal, id).toCompletableFuture().join().sequenceNrs()).containsExactly(1L, 2L);
+	}
+
 	/** @return an entity with an old crash gap at 2 (1 and 3 written; the append of 2 died after its claim) */
 	private String oldCrashGap(CassandraJournalOptions options) {
 		FaultInjectingSession faults = new FaultInjectingSession(session());
