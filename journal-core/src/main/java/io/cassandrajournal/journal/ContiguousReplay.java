@@ -1,26 +1,21 @@
 package io.cassandrajournal.journal;
 
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 
 import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
-import com.datastax.oss.driver.api.core.cql.Statement;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.internal.AsyncPaging;
-import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.RowValues;
+import io.cassandrajournal.internal.Seal;
 import io.cassandrajournal.internal.SealConditions;
 import io.cassandrajournal.internal.WarnOnce;
 import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
@@ -47,9 +42,12 @@ import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
  * shadowed and every reader keeps seeing the gap. The decision rests on a read that started after the wait
  * expired ({@link HoleWait#settledUpTo}); the writer reports a batch that completes later than that as uncertain
  * ({@link AppendWriter}), so no acknowledged event is sealed. A seal that fails fails the replay, as a failed
- * read does: nothing is stepped over unsealed. With an {@code in-flight-wait} of zero nothing waits and nothing
+ * read does: nothing is stepped over unsealed. A gap at the end (the head's own numbers) is sealed only once a serial
+ * read of the head still shows the claim it was judged by: a release of that claim whose commit timed out would
+ * otherwise be completed by the next claim, which takes the numbers again after the seal (finding 21, item 1). With
+ * an {@code in-flight-wait} of zero nothing waits and nothing
  * is sealed (the behaviour of plain replays). A gap this journal sealed before is stepped over without writing its
- * seal again (a bounded memo of {@value #SEALED_MEMO_SIZE} gaps).
+ * seal again (the seal's bounded memo, {@link Seal#sealedBefore}).
  */
 final class ContiguousReplay {
 
@@ -61,34 +59,10 @@ final class ContiguousReplay {
 
 	private final WarnOnce gapWarnings = new WarnOnce(10_000);
 
-	private final CqlSession session;
-
-	/** The seal: a range deletion with its own write time; null with an in-flight wait of zero. */
-	private final @Nullable PreparedStatement seal;
-
-	/** The most gaps remembered as sealed by this journal ({@link #sealed}). */
-	static final int SEALED_MEMO_SIZE = 10_000;
-
-	/**
-	 * Gaps this journal has sealed, least recently met first, with the seal's write time (microseconds): a replay
-	 * that meets one again steps over it without writing its seal again only when that write time is at least the
-	 * one a new seal must reach ({@link #sealFloor}): the same numbers claimed again later (a release that applied
-	 * late, an operator fixing the head) need a new seal (review 2 of finding 15, item 2). Only a seal that was
-	 * written is remembered. Bounded: a forgotten gap is sealed again, which is harmless.
-	 */
-	private final Map<SealedGap, Long> sealed = Collections
-		.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
-			@Override
-			protected boolean removeEldestEntry(Map.Entry<SealedGap, Long> eldest) {
-				return size() > SEALED_MEMO_SIZE;
-			}
-		});
-
-	private record SealedGap(String persistenceId, long from, long to) {
-	}
+	/** The seal of a stepped-over gap, with its memo of gaps sealed before; null with an in-flight wait of zero. */
+	private final @Nullable Seal seal;
 
 	public ContiguousReplay(CqlSession session, CassandraJournalOptions options, EventReader reader) {
-		this.session = session;
 		this.options = options;
 		this.reader = reader;
 		String unsafe = options.inFlightWait().isZero() ? null : SealConditions.unsafe(session, options);
@@ -97,34 +71,7 @@ final class ContiguousReplay {
 					+ "that lands later (from the batch log) can still appear behind a reader that stepped over it "
 					+ "(docs/reliability.md, finding 13; README, Guarantees)", options.inFlightWait(), unsafe);
 		}
-		this.seal = (options.inFlightWait().isZero() || unsafe != null) ? null
-				: new JournalStatements.Statements(session, options).write("DELETE FROM " + options.requireKeyspace()
-						+ "." + options.eventsTable() + " USING TIMESTAMP ? WHERE persistence_id = ? AND partition_nr = ? "
-						+ "AND sequence_nr >= ? AND sequence_nr <= ?");
-	}
-
-	/**
-	 * @param claimedAt no earlier than the sealed numbers' claim (epoch millis of the claiming writer's clock)
-	 * @return the seal's write time in microseconds: at least the claim's time plus the in-flight wait, and at
-	 * least the driver's now
-	 */
-	long sealWriteTime(long claimedAt) {
-		long floor = sealFloor(claimedAt);
-		long now = this.session.getContext().getTimestampGenerator().next();
-		if (now == Statement.NO_DEFAULT_TIMESTAMP) {
-			now = System.currentTimeMillis() * 1000;
-		}
-		return Math.max(floor, now);
-	}
-
-	/**
-	 * @param claimedAt no earlier than the sealed numbers' claim (epoch millis of the claiming writer's clock)
-	 * @return the least write time (microseconds) a seal of those numbers must have: the claim's time plus the
-	 * in-flight wait ({@link Long#MIN_VALUE} when that overflows)
-	 */
-	long sealFloor(long claimedAt) {
-		long waitMillis = this.options.inFlightWait().toMillis();
-		return (claimedAt >= Long.MAX_VALUE / 1000 - waitMillis) ? Long.MIN_VALUE : (claimedAt + waitMillis) * 1000;
+		this.seal = (options.inFlightWait().isZero() || unsafe != null) ? null : new Seal(session, options);
 	}
 
 	/**
@@ -169,6 +116,12 @@ final class ContiguousReplay {
 		/** No earlier than the claim of {@link #toSeal}'s numbers. */
 		private long sealClaimedAt;
 
+		/**
+		 * Whether {@link #toSeal} is missing at the end (up to the head this round read, whose claim time is
+		 * {@link #sealClaimedAt}): the head's own claim, which a release may still take back.
+		 */
+		private boolean sealAtEnd;
+
 		Run(String persistenceId, long from, long to, @Nullable Class<E> type, Consumer<? super PersistentEvent<E>> consumer) {
 			this.persistenceId = persistenceId;
 			this.type = type;
@@ -191,10 +144,11 @@ final class ContiguousReplay {
 					if (this.toSeal == null && !stopped && this.next <= this.upper) {
 						// Missing at the end: claimed no later than the head's updated_at.
 						stopped = !settle(this.upper, head.claimedAt());
+						this.sealAtEnd = this.toSeal != null;
 					}
 					if (this.toSeal != null) {
-						// Sealed, then read again from after the gap.
-						return sealAndStepOver().thenCompose((ignored) -> round());
+						// Sealed, then read again from after the gap; or not sealed (the head moved), then judged again.
+						return sealAndStepOver().thenCompose((stepped) -> stepped ? round() : later());
 					}
 					return stopped ? later() : done();
 				});
@@ -261,35 +215,46 @@ final class ContiguousReplay {
 			return true;
 		}
 
-		/** Writes the seal of {@link #toSeal} (one range deletion per partition it spans), then steps over it. */
-		private CompletionStage<Void> sealAndStepOver() {
+		/**
+		 * Writes the seal of {@link #toSeal} ({@link Seal#write}), then steps over it. A gap at the end is sealed only
+		 * if a serial read of the head still shows the claim this round judged (the same head, the same claim time):
+		 * the claim's release may have been accepted by a quorum with its commit timed out, and the next Paxos round
+		 * on the row (a serial read, or the next claim) completes it; the numbers are then claimed again by the next
+		 * append, and a seal now would sit behind its acknowledged events (docs/reliability.md, finding 21 item 1). A
+		 * gap in the middle has a visible event above it, so its claim cannot be released (a release is conditional
+		 * on the head being the claim's last number, and no release is sent once any row of the append may exist).
+		 * @return whether it stepped over the gap; false when the head moved, so the round is run again
+		 */
+		private CompletionStage<Boolean> sealAndStepOver() {
 			SequenceRange gap = this.toSeal;
+			boolean atEnd = this.sealAtEnd;
 			this.toSeal = null;
-			PreparedStatement seal = ContiguousReplay.this.seal;
+			this.sealAtEnd = false;
+			Seal seal = ContiguousReplay.this.seal;
 			if (gap == null || seal == null) {
-				return CompletableFuture.completedFuture(null);
+				return CompletableFuture.completedFuture(true);
 			}
-			SealedGap key = new SealedGap(this.persistenceId, gap.from(), gap.to());
-			Long sealedAt = ContiguousReplay.this.sealed.get(key);
-			if (sealedAt != null && sealedAt >= sealFloor(this.sealClaimedAt)) {
+			if (seal.sealedBefore(this.persistenceId, gap.from(), gap.to(), this.sealClaimedAt)) {
+				// Sealed by this journal for the same claim, after a serial read if it was at the end then.
 				stepOver(gap.to(), true);
-				return CompletableFuture.completedFuture(null);
+				return CompletableFuture.completedFuture(true);
 			}
-			long writeTime = sealWriteTime(this.sealClaimedAt);
-			long partitionSize = ContiguousReplay.this.options.partitionSize();
-			List<CompletableFuture<?>> deletes = new ArrayList<>();
-			for (long partition = ContiguousReplay.this.reader.partitionOf(gap.from()); partition <= ContiguousReplay.this.reader
-				.partitionOf(gap.to()); partition++) {
-				long from = Math.max(gap.from(), partition * partitionSize + 1);
-				long to = Math.min(gap.to(), (partition + 1) * partitionSize);
-				deletes.add(ContiguousReplay.this.session
-					.executeAsync(seal.bind(writeTime, this.persistenceId, partition, from, to))
-					.toCompletableFuture());
+			if (!atEnd) {
+				return seal(seal, gap);
 			}
-			return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new)).thenRun(() -> {
-				ContiguousReplay.this.sealed.put(key, writeTime);
-				stepOver(gap.to(), true);
-			});
+			long head = this.head;
+			long claimedAt = this.sealClaimedAt;
+			return ContiguousReplay.this.reader.serialHeadWithClaimTime(this.persistenceId)
+				.thenCompose((serial) -> (serial.sequenceNr() == head && serial.claimedAt() == claimedAt)
+						? seal(seal, gap) : CompletableFuture.completedFuture(false));
+		}
+
+		private CompletionStage<Boolean> seal(Seal seal, SequenceRange gap) {
+			return seal.write(this.persistenceId, gap.from(), gap.to(), seal.writeTime(this.sealClaimedAt))
+				.thenApply((written) -> {
+					stepOver(gap.to(), true);
+					return true;
+				});
 		}
 
 		private void stepOver(long to, boolean sealed) {

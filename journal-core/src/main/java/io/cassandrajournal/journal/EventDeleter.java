@@ -41,7 +41,10 @@ import io.cassandrajournal.internal.JournalStatements;
  * while it is in flight ({@link HoleWait}, the rule replays apply: claimed less than {@code in-flight-wait}
  * before the read that shows it missing started), re-reading from it with a short backoff, and stepped over as a
  * crash gap after that. The read's start, not its answer, counts: an append acknowledged just inside its writer's
- * deadline may land while a slow read is on its way (finding 15, item 6). A partition's
+ * deadline may land while a slow read is on its way (finding 15, item 6). Each round after a wait reads the head
+ * again: a hole at the end is judged by the claim time of the claim that holds it then (its numbers may have been
+ * released and claimed again while the call waited), the range shrinks to a head that went down, and the hole is
+ * stepped over only once a serial read shows that same claim (finding 21, items 1 and 3). A partition's
  * events are deleted only once every number of the range in it is visible or stepped over. A settled range
  * costs nothing more: the same reads, no wait. A batch that lands after its numbers were stepped over (later
  * than {@code in-flight-wait} after its claim) is shadowed in {@code events} by the range deletion (an append's
@@ -104,11 +107,11 @@ final class EventDeleter {
 				if (upper <= range.alreadyDeleted()) {
 					return CompletableFuture.completedFuture(null);
 				}
-				CompletionStage<Void> deletes = (this.tagIndex == null || this.selectTagged == null)
+				CompletionStage<Long> deletes = (this.tagIndex == null || this.selectTagged == null)
 						? deleteEventsOnly(persistenceId, this.reader.partitionOf(range.alreadyDeleted() + 1),
-								this.reader.partitionOf(upper), upper)
-						: new Run(this.tagIndex, this.selectTagged, persistenceId, range).start();
-				return deletes.thenCompose((ignored) -> this.marks.mark(persistenceId, upper));
+								this.reader.partitionOf(upper), upper).thenApply((ignored) -> upper)
+						: new Run(this.tagIndex, this.selectTagged, persistenceId, range).first();
+				return deletes.thenCompose((deletedTo) -> this.marks.mark(persistenceId, deletedTo));
 			});
 	}
 
@@ -143,15 +146,19 @@ final class EventDeleter {
 
 		private final String persistenceId;
 
-		private final long upper;
+		/**
+		 * The last number deleted: the call's bound, shrunk to the head each round (a released claim), never raised,
+		 * so a busy entity cannot keep the call here.
+		 */
+		private long upper;
 
-		private final long lastPartition;
+		private long lastPartition;
 
-		/** The head's claim time: no number up to the head was claimed later. */
-		private final long headClaimedAt;
+		/** The claim time of the head this round read: no number up to it was claimed later. */
+		private long headClaimedAt;
 
-		/** The head the range was bounded by: every number of the range was claimed before the first read. */
-		private final long head;
+		/** The head this round read: every number of the range was claimed before this round's reads. */
+		private long head;
 
 		private final HoleWait holes = new HoleWait(EventDeleter.this.options);
 
@@ -177,10 +184,34 @@ final class EventDeleter {
 			this.eventsDeletedBelow = EventDeleter.this.reader.partitionOf(this.next);
 		}
 
-		CompletionStage<Void> start() {
+		/** @return the first round, on the head {@code deleteTo} read; completes with the last number deleted */
+		CompletionStage<Long> first() {
+			return start().thenApply((ignored) -> this.upper);
+		}
+
+		private CompletionStage<Void> start() {
 			// Before the read: a decision must rest on a read that started after the wait expired (finding 15, item 6).
 			this.readStart = this.holes.readStart();
 			return read(EventDeleter.this.reader.partitionOf(this.next));
+		}
+
+		/**
+		 * A round after a wait: reads the head again first, so an end hole is judged by the claim time of the claim
+		 * that holds it now (the numbers may have been released and claimed again by another writer while this call
+		 * waited; finding 21, item 3), and the range shrinks to a head that went down.
+		 */
+		private CompletionStage<Void> again() {
+			this.readStart = this.holes.readStart();
+			return EventDeleter.this.reader.headWithClaimTime(this.persistenceId).thenCompose((head) -> {
+				this.head = head.sequenceNr();
+				this.headClaimedAt = head.claimedAt();
+				this.upper = Math.max(Math.min(this.upper, this.head), this.next - 1);
+				this.lastPartition = EventDeleter.this.reader.partitionOf(this.upper);
+				if (this.next > this.upper) {
+					return deleteSettledEvents();
+				}
+				return read(EventDeleter.this.reader.partitionOf(this.next));
+			});
 		}
 
 		/**
@@ -202,19 +233,39 @@ final class EventDeleter {
 				.executeAsync(this.select.bind(this.persistenceId, partition, this.next, this.upper)))
 				.thenCompose((stopped) -> {
 					if (stopped) {
-						return this.holes.later(this::start);
+						return this.holes.later(this::again);
 					}
 					if (partition < this.lastPartition) {
 						return deleteSettledEvents().thenCompose((ignored) -> read(partition + 1));
 					}
 					if (this.next <= this.upper) {
 						// Missing at the end: claimed no later than the head's updated_at.
-						if (!settle(this.upper, this.headClaimedAt)) {
-							return this.holes.later(this::start);
+						if (this.holes.settledUpTo(this.next, this.headClaimedAt, this.head, this.readStart) < this.upper) {
+							return this.holes.later(this::again);
 						}
+						return stillTheHead().thenCompose((same) -> {
+							if (!same) {
+								return this.holes.later(this::again);
+							}
+							stepOver(this.upper);
+							return deleteSettledEvents();
+						});
 					}
 					return deleteSettledEvents();
 				});
+		}
+
+		/**
+		 * Before stepping over a hole at the end (the head's own numbers): a serial read of the head, which completes
+		 * a release a quorum accepted and whose commit timed out (finding 21, item 1). The hole is stepped over only
+		 * if the head is still the claim this round judged; otherwise the round runs again on the head as it is.
+		 * @return whether the head and its claim time are the ones this round read
+		 */
+		private CompletionStage<Boolean> stillTheHead() {
+			long head = this.head;
+			long claimedAt = this.headClaimedAt;
+			return EventDeleter.this.reader.serialHeadWithClaimTime(this.persistenceId)
+				.thenApply((serial) -> serial.sequenceNr() == head && serial.claimedAt() == claimedAt);
 		}
 
 		/**

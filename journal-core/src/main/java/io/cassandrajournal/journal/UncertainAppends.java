@@ -7,8 +7,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.cql.PreparedStatement;
-import com.datastax.oss.driver.api.core.cql.Statement;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,6 +14,7 @@ import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.internal.AsyncPaging;
 import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.internal.JournalStatements;
+import io.cassandrajournal.internal.Seal;
 import io.cassandrajournal.internal.SealConditions;
 
 /**
@@ -53,16 +52,14 @@ final class UncertainAppends {
 
 	private final TagIndexDeletes tagRows;
 
-	private final PreparedStatement seal;
+	private final Seal seal;
 
 	UncertainAppends(CqlSession session, CassandraJournalOptions options, JournalStatements statements) {
 		this.session = session;
 		this.options = options;
 		this.statements = statements;
 		this.tagRows = new TagIndexDeletes(session, options);
-		this.seal = new JournalStatements.Statements(session, options).write("DELETE FROM " + options.requireKeyspace()
-				+ "." + options.eventsTable() + " USING TIMESTAMP ? WHERE persistence_id = ? AND partition_nr = ? "
-				+ "AND sequence_nr >= ? AND sequence_nr <= ?");
+		this.seal = new Seal(session, options);
 	}
 
 	/**
@@ -137,12 +134,7 @@ final class UncertainAppends {
 			if (present[0] > 0) {
 				return CompletableFuture.completedFuture(false);
 			}
-			long writeTime = sealWriteTime(timestamp);
-			List<CompletableFuture<?>> seals = new ArrayList<>();
-			for (long p = firstPartition; p <= lastPartition; p++) {
-				seals.add(this.session.executeAsync(this.seal.bind(writeTime, id, p, first, last)).toCompletableFuture());
-			}
-			return CompletableFuture.allOf(seals.toArray(CompletableFuture[]::new))
+			return this.seal.write(id, first, last, this.seal.writeTime(timestamp))
 				.thenCompose((sealed) -> this.tagRows.delete(keys(id, first, events, timestamp)))
 				.thenApply((deleted) -> {
 					logger.warn("The uncertain append {}..{} to '{}' has no event in-flight-wait ({}) after its claim: "
@@ -165,16 +157,6 @@ final class UncertainAppends {
 
 	private long partitionOf(long sequenceNr) {
 		return (sequenceNr - 1) / this.options.partitionSize();
-	}
-
-	/** As a replay's seal: at least the claim's time plus the wait, at least the driver's now. */
-	private long sealWriteTime(long claimedAt) {
-		long floor = (claimedAt + this.options.inFlightWait().toMillis()) * 1000;
-		long now = this.session.getContext().getTimestampGenerator().next();
-		if (now == Statement.NO_DEFAULT_TIMESTAMP) {
-			now = System.currentTimeMillis() * 1000;
-		}
-		return Math.max(floor, now);
 	}
 
 }

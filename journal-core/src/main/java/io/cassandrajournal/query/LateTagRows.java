@@ -11,13 +11,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
-import com.datastax.oss.driver.api.core.cql.Statement;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.internal.JournalStatements;
+import io.cassandrajournal.internal.Seal;
 import io.cassandrajournal.internal.WarnOnce;
 import io.cassandrajournal.journal.PersistentEvent;
 
@@ -46,7 +46,7 @@ final class LateTagRows {
 
 	private final PreparedStatement event;
 
-	private final PreparedStatement seal;
+	private final Seal seal;
 
 	private final PreparedStatement deleteTagRow;
 
@@ -61,9 +61,8 @@ final class LateTagRows {
 		String ks = options.requireKeyspace();
 		this.event = statements.read("SELECT sequence_nr FROM " + ks + "." + options.eventsTable()
 				+ " WHERE persistence_id = ? AND partition_nr = ? AND sequence_nr = ?");
-		// The same deletion a replay writes to seal a crash gap (ContiguousReplay), for one number.
-		this.seal = statements.write("DELETE FROM " + ks + "." + options.eventsTable()
-				+ " USING TIMESTAMP ? WHERE persistence_id = ? AND partition_nr = ? AND sequence_nr >= ? AND sequence_nr <= ?");
+		// The seal a replay writes over a crash gap (ContiguousReplay), for one number.
+		this.seal = new Seal(session, options);
 		this.deleteTagRow = (options.tagBucketing() == TagBucketing.NONE)
 				? statements.write("DELETE FROM " + ks + "." + options.tagIndexTable()
 						+ " USING TIMESTAMP ? WHERE tag = ? AND timestamp = ? AND persistence_id = ? AND sequence_nr = ?")
@@ -109,10 +108,9 @@ final class LateTagRows {
 				if (rs.one() != null) {
 					return CompletableFuture.<TagOffset>completedFuture(null);
 				}
-				long writeTime = sealWriteTime(row.offset().timestamp());
-				return this.session
-					.executeAsync(this.seal.bind(writeTime, event.persistenceId(), partition, event.sequenceNr(),
-							event.sequenceNr()))
+				// The row's time stamp is its claim's; the write time also shadows the tag rows (Seal#writeTime).
+				long writeTime = this.seal.writeTime(row.offset().timestamp());
+				return this.seal.write(event.persistenceId(), event.sequenceNr(), event.sequenceNr(), writeTime)
 					.thenCompose((sealed) -> deleteTagRows(row, writeTime))
 					.thenApply((deleted) -> {
 						this.skipped.incrementAndGet();
@@ -140,21 +138,6 @@ final class LateTagRows {
 			deletes.add(this.session.executeAsync(delete).toCompletableFuture());
 		}
 		return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new));
-	}
-
-	/**
-	 * As a replay's seal: at least the claim's time plus the in-flight wait, and at least the driver's now (so it
-	 * also shadows the tag rows, written with a time stamp taken before the claim).
-	 * @param claimedAt the row's time stamp, which is its claim's (epoch millis)
-	 * @return the write time in microseconds
-	 */
-	private long sealWriteTime(long claimedAt) {
-		long floor = (claimedAt + this.options.inFlightWait().toMillis()) * 1000;
-		long now = this.session.getContext().getTimestampGenerator().next();
-		if (now == Statement.NO_DEFAULT_TIMESTAMP) {
-			now = System.currentTimeMillis() * 1000;
-		}
-		return Math.max(floor, now);
 	}
 
 }

@@ -31,6 +31,7 @@ import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testing.AccountEvent.Opened;
 import io.cassandrajournal.testing.CountingSession;
 import io.cassandrajournal.testing.FaultInjectingSession;
+import io.cassandrajournal.testing.LateBatches;
 import io.cassandrajournal.testing.SettableClock;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
@@ -369,6 +370,49 @@ class DeleteToIT {
 		assertThat(replayed(b, id)).isEmpty();
 		CassandraReadJournal query = CassandraReadJournal.create(b, session(), wait, new JacksonEventSerializer());
 		assertThat(current(query, TagFilter.tag(tag))).as("no tag row left without its event").isEmpty();
+	}
+
+	/**
+	 * Finding 21, item 3: {@code deleteTo} judged a hole at the end by the claim time of its single head read. The
+	 * append of 2 claims it, its batch fails before sending and its release is accepted by a quorum with its commit
+	 * timed out (the claim looks kept). A delete to the end meets 2 missing and waits (3 s from the claim). Meanwhile
+	 * the next claim completes the release, conflicts, and writer B claims 2 again 1.5 s after the first claim, its
+	 * batch held 2.5 s: acknowledged within its own deadline, landing after the first claim's wait. Judged by the old
+	 * claim time the delete stepped over 2 and deleted B's event, never having read its tag row: a tag row without
+	 * its event. Judged by the claim that holds 2 now, the delete waits for B's batch and deletes both.
+	 */
+	@Test
+	void aDeleteWaitingOnAReleasedAndReclaimedNumberJudgesItByTheNewClaim() {
+		CassandraJournalOptions releasing = this.options.withInFlightWait(Duration.ofSeconds(3))
+			.withRequestTimeout(Duration.ofSeconds(1));
+		FaultInjectingSession faults = new FaultInjectingSession(session());
+		CassandraJournal journal = CassandraJournal.create(faults.session(), releasing, new JacksonEventSerializer());
+		String tag = "reclaimed-" + System.nanoTime();
+		String id = newId();
+		result(journal.append(id, 0, deposits(1, tag)));
+		LateBatches.appendWithAnUncommittedRelease(journal, faults, id, 1, deposits(1, tag));
+		long firstClaim = session().execute("SELECT updated_at FROM " + releasing.requireKeyspace() + "."
+				+ releasing.metadataTable() + " WHERE persistence_id = ?", id).one().getLong("updated_at");
+
+		CompletionStage<Void> delete = journal.deleteTo(id, Long.MAX_VALUE);
+		// The point in time the scenario needs: B's claim 1.5 s after the first (bounded: 10 s).
+		await().alias("1.5 s after the first claim of 2")
+			.atMost(Duration.ofSeconds(10))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> System.currentTimeMillis() >= firstClaim + 1500);
+		assertThatExceptionOfType(JournalConcurrencyException.class)
+			.isThrownBy(() -> result(journal.append(id, 2, deposits(1, tag))));
+		faults.delayBatches(Duration.ofMillis(2500));
+		CompletionStage<AppendResult> reclaimed = journal.append(id, 1, deposits(1, tag));
+
+		assertThat(result(reclaimed, Duration.ofSeconds(20)).lastSequenceNr()).as("B's append, acknowledged in time")
+			.isEqualTo(2);
+		result(delete, Duration.ofSeconds(20));
+		CassandraReadJournal query = CassandraReadJournal.create(journal, session(), releasing,
+				new JacksonEventSerializer());
+		List<Long> events = replayed(journal, id);
+		assertThat(current(query, TagFilter.tag(tag))).as("no tag row left without its event (events: " + events + ")")
+			.allMatch((row) -> events.contains(Long.parseLong(row.substring(row.indexOf('#') + 1))));
 	}
 
 }

@@ -7,8 +7,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -27,16 +25,18 @@ import io.cassandrajournal.JournalUnavailableException;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
-import io.cassandrajournal.testing.AccountEvent;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testing.FaultInjectingSession;
+import io.cassandrajournal.testing.LateBatches;
+import io.cassandrajournal.testing.LateBatches.Replayed;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
 
 import static io.cassandrajournal.testing.Await.result;
+import static io.cassandrajournal.testing.LateBatches.outcome;
+import static io.cassandrajournal.testing.LateBatches.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Finding 13 of docs/reliability.md on a real node: an append whose batch lands later than {@code in-flight-wait}
@@ -70,25 +70,7 @@ class LateBatchSealIT {
 	}
 
 	private static List<EventToAppend> deposit(int amount) {
-		return List.of(EventToAppend.of(new Deposited(amount), "late-seal"));
-	}
-
-	private record Replayed(List<Long> sequenceNrs, ReplayResult result) {
-	}
-
-	private static CompletionStage<Replayed> replay(Journal journal, String id) {
-		List<Long> seen = new ArrayList<>();
-		return journal.replayContiguous(id, 1, Long.MAX_VALUE, AccountEvent.class, (e) -> seen.add(e.sequenceNr()))
-			.thenApply((result) -> new Replayed(List.copyOf(seen), result));
-	}
-
-	/** Waits for the held append to finish, whatever its outcome, and returns its failure (null on success). */
-	private static Throwable outcome(CompletionStage<AppendResult> append) {
-		CompletableFuture<Throwable> failure = append
-			.handle((ok, error) -> (error instanceof CompletionException && error.getCause() != null) ? error.getCause()
-					: error)
-			.toCompletableFuture();
-		return result(failure, Duration.ofSeconds(20));
+		return LateBatches.deposit(amount, "late-seal");
 	}
 
 	/**
@@ -104,12 +86,8 @@ class LateBatchSealIT {
 		CassandraJournal a = CassandraJournal.create(slow.session(), shortWait, new JacksonEventSerializer());
 		CassandraJournal b = CassandraJournal.create(session(), shortWait, new JacksonEventSerializer());
 		String id = newId();
-		result(b.append(id, 0, deposit(1)));
-		slow.delayBatches(Duration.ofSeconds(4));
-		CompletionStage<AppendResult> late = a.append(id, 1, deposit(2));
-		// Bound: A's claim is one Paxos round, not delayed; 10 s is ample on a loaded machine.
-		await().alias("A's claim of 2").atMost(Duration.ofSeconds(10)).until(() -> result(b.highestSequenceNr(id)) == 2);
-		result(b.append(id, 2, deposit(3)));
+		CompletionStage<AppendResult> late = LateBatches.heldBetween(a, slow, b, id, Duration.ofSeconds(4), "late-seal")
+			.late();
 
 		Replayed first = result(replay(b, id), Duration.ofSeconds(10));
 		assertThat(first.sequenceNrs()).as("2 stepped over as a crash gap").containsExactly(1L, 3L);
@@ -156,11 +134,8 @@ class LateBatchSealIT {
 		CassandraJournal a = CassandraJournal.create(slow.session(), wait, new JacksonEventSerializer());
 		CassandraJournal b = CassandraJournal.create(session(), wait, new JacksonEventSerializer());
 		String id = newId();
-		result(b.append(id, 0, deposit(1)));
-		slow.delayBatches(Duration.ofMillis(1500));
-		CompletionStage<AppendResult> held = a.append(id, 1, deposit(2));
-		await().alias("A's claim of 2").atMost(Duration.ofSeconds(10)).until(() -> result(b.highestSequenceNr(id)) == 2);
-		result(b.append(id, 2, deposit(3)));
+		CompletionStage<AppendResult> held = LateBatches.heldBetween(a, slow, b, id, Duration.ofMillis(1500), "late-seal")
+			.late();
 		CompletionStage<Replayed> whileHeld = replay(b, id);
 
 		assertThat(outcome(held)).as("A's append, held less than the in-flight wait").isNull();
@@ -294,13 +269,11 @@ class LateBatchSealIT {
 
 		session().execute("UPDATE " + shortWait.requireKeyspace() + "." + shortWait.metadataTable()
 				+ " SET max_sequence_nr = 1 WHERE persistence_id = ?", id);
-		// A fresh session: failEverythingButTheClaim lets only its first claim through.
-		FaultInjectingSession again = new FaultInjectingSession(session());
-		CassandraJournal rewriter = CassandraJournal.create(again.session(), shortWait, new JacksonEventSerializer());
-		again.failEverythingButTheClaim();
+		// The same fault session: every claim goes through, not only its first.
+		faults.failEverythingButTheClaim();
 		assertThatExceptionOfType(JournalUnavailableException.class)
-			.isThrownBy(() -> result(rewriter.append(id, 1, deposit(2))));
-		again.heal();
+			.isThrownBy(() -> result(writer.append(id, 1, deposit(2))));
+		faults.heal();
 		assertThat(result(reader.highestSequenceNr(id))).as("2 claimed again").isEqualTo(2);
 
 		Replayed second = result(replay(reader, id), Duration.ofSeconds(10));
@@ -330,6 +303,37 @@ class LateBatchSealIT {
 		assertThat(replayed.sequenceNrs()).containsExactly(1L, 3L);
 		assertThat(replayed.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
 		assertThat(seals.get()).as("seal writes after the failed one").isEqualTo(1);
+	}
+
+	/**
+	 * Finding 21, item 1: a claim release whose proposal a quorum accepted and whose commit timed out is completed by
+	 * the next Paxos round on the row, at any later time. The append of 2 claims it, its batch fails before sending
+	 * and its release (sent in time: a 3 s wait, a 1 s request timeout) is accepted but not committed, so the writer
+	 * reports the claim kept. A replay reads the head without a serial read (still 2) and, once the wait has passed,
+	 * meets 2 missing at the end. The next claim (expected 2) completes the release, conflicts, and the retry with
+	 * the head it learned (1) claims 2 again and is acknowledged: no replay may have stepped over that number as a
+	 * crash gap. Before the fix the replay sealed and stepped over 2.
+	 */
+	@Test
+	void aReleaseCompletedByALaterPaxosRoundIsNotSteppedOverUnderTheNextClaim() {
+		CassandraJournalOptions releasing = this.options.withInFlightWait(Duration.ofSeconds(3))
+			.withRequestTimeout(Duration.ofSeconds(1));
+		FaultInjectingSession faults = new FaultInjectingSession(session());
+		CassandraJournal journal = CassandraJournal.create(faults.session(), releasing, new JacksonEventSerializer());
+		String id = newId();
+		result(journal.append(id, 0, deposit(1)));
+		LateBatches.appendWithAnUncommittedRelease(journal, faults, id, 1, deposit(2));
+
+		// Waits for 2 (claimed less than 3 s ago), then decides on it: 10 s is ample.
+		Replayed replayed = result(replay(journal, id), Duration.ofSeconds(10));
+
+		assertThatExceptionOfType(JournalConcurrencyException.class)
+			.isThrownBy(() -> result(journal.append(id, 2, deposit(3))));
+		AppendResult again = result(journal.append(id, 1, deposit(2)));
+		assertThat(again.firstSequenceNr()).as("2 claimed again and acknowledged").isEqualTo(2);
+		assertThat(replayed.result().crashGaps()).as("crash gaps stepped over by the replay")
+			.noneMatch((gap) -> gap.from() <= 2 && gap.to() >= 2);
+		assertThat(replay(journal, id).toCompletableFuture().join().sequenceNrs()).containsExactly(1L, 2L);
 	}
 
 	/** @return an entity with an old crash gap at 2 (1 and 3 written; the append of 2 died after its claim) */

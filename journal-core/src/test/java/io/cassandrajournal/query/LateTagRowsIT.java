@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import com.datastax.oss.driver.api.core.CqlSession;
@@ -16,17 +15,17 @@ import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.journal.AppendResult;
 import io.cassandrajournal.journal.CassandraJournal;
-import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.JournalWriteUncertainException;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
-import io.cassandrajournal.testing.AccountEvent;
-import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testing.FaultInjectingSession;
+import io.cassandrajournal.testing.LateBatches;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
 
 import static io.cassandrajournal.testing.Await.result;
+import static io.cassandrajournal.testing.LateBatches.deposit;
+import static io.cassandrajournal.testing.LateBatches.outcome;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -60,26 +59,12 @@ class LateTagRowsIT {
 			.withInFlightWait(Duration.ofSeconds(1));
 	}
 
-	private static List<EventToAppend> deposit(int amount, String tag) {
-		return List.of(EventToAppend.of(new Deposited(amount), tag));
-	}
-
 	private static List<String> keys(List<TaggedEvent<String>> events) {
 		return events.stream().map((e) -> e.event().persistenceId() + "#" + e.event().sequenceNr()).toList();
 	}
 
 	private static List<Long> replayed(Journal journal, String id) {
-		List<Long> seen = new ArrayList<>();
-		result(journal.replayContiguous(id, 1, Long.MAX_VALUE, AccountEvent.class, (e) -> seen.add(e.sequenceNr())),
-				Duration.ofSeconds(10));
-		return seen;
-	}
-
-	private static Throwable outcome(CompletionStage<AppendResult> append) {
-		CompletableFuture<Throwable> failure = append
-			.handle((ok, error) -> (error != null && error.getCause() != null) ? error.getCause() : error)
-			.toCompletableFuture();
-		return result(failure, Duration.ofSeconds(20));
+		return LateBatches.replayed(journal, id).sequenceNrs();
 	}
 
 	/**
@@ -124,14 +109,12 @@ class LateTagRowsIT {
 				FeedSettings.DEFAULTS.withBacktrackWindow(Duration.ofSeconds(7)));
 		List<String> delivered = new ArrayList<>(keys(result(feed.poll())));
 
-		result(b.append(id, 0, deposit(1, tag)));
 		// Writer A cannot settle its own append (as if it had died): its seal fails, so only the feed can keep the
 		// late tag rows out.
 		slow.failMatching(FaultInjectingSession.cqlContains(" USING TIMESTAMP "));
-		slow.delayBatches(Duration.ofSeconds(4));
-		CompletionStage<AppendResult> late = a.append(id, 1, deposit(2, tag));
-		await().alias("A's claim of 2").atMost(Duration.ofSeconds(10)).until(() -> result(b.highestSequenceNr(id)) == 2);
-		AppendResult third = result(b.append(id, 2, deposit(3, tag)));
+		LateBatches.LateAppend held = LateBatches.heldBetween(a, slow, b, id, Duration.ofSeconds(4), tag);
+		CompletionStage<AppendResult> late = held.late();
+		AppendResult third = held.third();
 		delivered.addAll(keys(result(feed.poll())));
 		assertThat(replayed(b, id)).as("2 stepped over and sealed").containsExactly(1L, 3L);
 		assertThat(outcome(late)).as("A's batch landed after the in-flight wait")
@@ -193,11 +176,7 @@ class LateTagRowsIT {
 		CassandraReadJournal query = CassandraReadJournal.create(b, session(), options, new JacksonEventSerializer());
 		String tag = "late-tag-" + UUID.randomUUID();
 		String id = "account-" + UUID.randomUUID();
-		result(b.append(id, 0, deposit(1, tag)));
-		slow.delayBatches(Duration.ofSeconds(4));
-		CompletionStage<AppendResult> late = a.append(id, 1, deposit(2, tag));
-		await().alias("A's claim of 2").atMost(Duration.ofSeconds(10)).until(() -> result(b.highestSequenceNr(id)) == 2);
-		result(b.append(id, 2, deposit(3, tag)));
+		CompletionStage<AppendResult> late = LateBatches.heldBetween(a, slow, b, id, Duration.ofSeconds(4), tag).late();
 		assertThat(replayed(b, id)).as("2 stepped over and sealed").containsExactly(1L, 3L);
 		assertThat(outcome(late)).isInstanceOf(JournalWriteUncertainException.class);
 

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -68,12 +69,38 @@ public final class FaultInjectingSession {
 		this.failing = (s) -> s instanceof BatchStatement;
 	}
 
-	/** Fails batches and conditional releases: the append dies between claim and events, as in a crash. */
+	/**
+	 * Fails batches, deletes and claim releases until {@link #heal()}: the append dies between claim and events, as
+	 * in a crash. Claims go through, every one of them (a later append on this session claims too): a release is told
+	 * from a claim by its values ({@code SET max_sequence_nr = ? ... IF max_sequence_nr = ?} moves the head down), or
+	 * is the first append's {@code DELETE ... IF max_sequence_nr = ?}.
+	 */
 	public void failEverythingButTheClaim() {
 		this.failing = (s) -> s instanceof BatchStatement || (s instanceof BoundStatement bound
-				&& (bound.getPreparedStatement().getQuery().startsWith("DELETE")
-						|| (bound.getPreparedStatement().getQuery().contains(" IF max_sequence_nr")
-								&& injected.get() > 0)));
+				&& (bound.getPreparedStatement().getQuery().startsWith("DELETE") || isRelease(bound)));
+	}
+
+	/**
+	 * @return matches claim releases: a conditional update that moves the head down, or the first append's
+	 * conditional delete of the head row
+	 */
+	public static Predicate<Statement<?>> claimReleases() {
+		return (s) -> s instanceof BoundStatement bound && (isRelease(bound) || (cql(s).startsWith("DELETE")
+				&& cql(s).contains(" IF max_sequence_nr")));
+	}
+
+	/**
+	 * @param statement a bound statement
+	 * @return whether it is a conditional update that moves the head down ({@code SET max_sequence_nr = ?, ... IF
+	 * max_sequence_nr = ?} with a lower new value): a release of a claim, not a claim
+	 */
+	static boolean isRelease(BoundStatement statement) {
+		String cql = statement.getPreparedStatement().getQuery();
+		if (!cql.contains(" IF max_sequence_nr") || !cql.contains("SET max_sequence_nr = ?")) {
+			return false;
+		}
+		int last = statement.size() - 1;
+		return !statement.isNull(0) && !statement.isNull(last) && statement.getLong(0) < statement.getLong(last);
 	}
 
 	/** Delays every batch: the events are stamped and claimed, then become visible this much later. */
@@ -172,22 +199,76 @@ public final class FaultInjectingSession {
 		this.failing = (s) -> false;
 		this.faults.clear();
 		this.staged.clear();
+		this.lateFailures.clear();
 	}
 
 	public int injected() {
 		return this.injected.get();
 	}
 
+	/**
+	 * A Paxos proposal a quorum accepted whose commit did not happen ({@link #acceptWithoutCommit}): applied by the
+	 * next Paxos round, not cleared by {@link #heal()} (an accepted proposal stays accepted whatever the client does).
+	 */
+	private final AtomicReference<Statement<?>> acceptedProposal = new AtomicReference<>();
+
+	/**
+	 * The next lightweight transaction matching {@code which} is not sent; its caller sees the server's {@code CAS}
+	 * write timeout, as when a quorum accepted its proposal and the commit timed out. Cassandra completes such a
+	 * proposal in the next Paxos round on the row: here, the next lightweight transaction or serial read sent
+	 * through this session first applies the held statement, then runs. A plain read (at the journal's consistency)
+	 * does not see it. One statement at a time; a lightweight transaction on another row applies it too (tests use
+	 * one row).
+	 * @param which the conditional statement to hold (a claim release, say)
+	 */
+	public void acceptWithoutCommit(Predicate<Statement<?>> which) {
+		this.proposalToAccept = which;
+	}
+
+	private volatile @org.jspecify.annotations.Nullable Predicate<Statement<?>> proposalToAccept;
+
+	/** @return whether a held proposal ({@link #acceptWithoutCommit}) is still waiting for a Paxos round */
+	public boolean proposalPending() {
+		return this.acceptedProposal.get() != null;
+	}
+
+	private static boolean isPaxosRound(Statement<?> statement) {
+		ConsistencyLevel level = statement.getConsistencyLevel();
+		boolean serialRead = level != null && (level.name().equals("SERIAL") || level.name().equals("LOCAL_SERIAL"));
+		return serialRead || isConditional(cql(statement));
+	}
+
+	/**
+	 * @return the held proposal's stage, then the statement's, when {@code statement} is the Paxos round that holds
+	 * it or completes it; null otherwise
+	 */
+	private @org.jspecify.annotations.Nullable CompletionStage<?> paxos(Statement<?> statement) {
+		if (!isPaxosRound(statement)) {
+			return null;
+		}
+		Predicate<Statement<?>> toAccept = this.proposalToAccept;
+		if (toAccept != null && toAccept.test(statement)) {
+			this.proposalToAccept = null;
+			this.acceptedProposal.set(statement);
+			this.injected.incrementAndGet();
+			return CompletableFuture.failedFuture(writeTimeout(statement));
+		}
+		Statement<?> accepted = this.acceptedProposal.getAndSet(null);
+		if (accepted == null) {
+			return null;
+		}
+		return this.delegate.executeAsync(accepted).thenCompose((committed) -> this.delegate.executeAsync(statement));
+	}
+
 	private Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
 		if (method.getName().equals("executeAsync") && args != null && args.length == 1
 				&& args[0] instanceof Statement<?> statement) {
-			CompletionStage<?> staged = injectStaged(statement);
-			if (staged != null) {
-				return staged;
-			}
-			CompletionStage<?> faulty = injectCounted(statement);
-			if (faulty != null) {
-				return faulty;
+			for (Function<Statement<?>, CompletionStage<?>> fault : List.<Function<Statement<?>, CompletionStage<?>>>of(
+					this::paxos, this::injectLate, this::injectStaged, this::injectCounted)) {
+				CompletionStage<?> faulty = fault.apply(statement);
+				if (faulty != null) {
+					return faulty;
+				}
 			}
 		}
 		if (method.getName().equals("executeAsync") && args != null && args.length == 1
@@ -228,6 +309,35 @@ public final class FaultInjectingSession {
 	}
 
 	private record Fault(Predicate<Statement<?>> which, AtomicInteger remaining, Kind kind) {
+	}
+
+	/** Failures answered late ({@link #failBeforeSendingAfter}), tried before the counted faults. */
+	private final List<LateFailure> lateFailures = new CopyOnWriteArrayList<>();
+
+	private record LateFailure(Predicate<Statement<?>> which, AtomicInteger remaining, long afterMillis) {
+	}
+
+	/**
+	 * As {@link #failBeforeSending}, answered {@code after} the statement was sent to this session: a write that
+	 * fails late without reaching a replica (a coordinator that could not reach the replicas at that moment).
+	 * @param which the statements to fail
+	 * @param times how many of them
+	 * @param after how long after its send each one fails
+	 */
+	public void failBeforeSendingAfter(Predicate<Statement<?>> which, int times, java.time.Duration after) {
+		this.lateFailures.add(new LateFailure(which, new AtomicInteger(times), after.toMillis()));
+	}
+
+	private @org.jspecify.annotations.Nullable CompletionStage<?> injectLate(Statement<?> statement) {
+		for (LateFailure late : this.lateFailures) {
+			if (late.which().test(statement) && late.remaining().getAndUpdate((n) -> Math.max(0, n - 1)) > 0) {
+				this.injected.incrementAndGet();
+				return CompletableFuture.supplyAsync(() -> null,
+						CompletableFuture.delayedExecutor(late.afterMillis(), java.util.concurrent.TimeUnit.MILLISECONDS))
+					.thenCompose((ignored) -> CompletableFuture.failedFuture(new NoNodeAvailableException()));
+			}
+		}
+		return null;
 	}
 
 	/**
