@@ -428,7 +428,8 @@ public final class FaultInjectingSession {
 	 * @param after statements whose completion releases the held ones (the caller's serial read, say)
 	 * @param atMost the longest a held statement waits
 	 * @param failure the error the caller sees at once
-	 * @return completes with each held statement's own outcome once it was executed (for tests to wait on)
+	 * @return completes once every held statement was executed on the node, whatever its outcome (for tests to
+	 * wait on)
 	 */
 	public CompletableFuture<Void> failThenApplyLater(Predicate<Statement<?>> which, int times,
 			Predicate<Statement<?>> after, java.time.Duration atMost, Supplier<? extends RuntimeException> failure) {
@@ -463,8 +464,8 @@ public final class FaultInjectingSession {
 
 	/** A null {@code atMost}: never sent. */
 	private record LostConnection(Predicate<Statement<?>> which, AtomicInteger remaining, Predicate<Statement<?>> after,
-			java.time.@org.jspecify.annotations.Nullable Duration atMost, Supplier<? extends RuntimeException> failure, CompletableFuture<Void> applied,
-			AtomicInteger pending, List<CompletableFuture<Void>> releases) {
+			java.time.@org.jspecify.annotations.Nullable Duration atMost, Supplier<? extends RuntimeException> failure,
+			CompletableFuture<Void> applied, AtomicInteger pending, List<CompletableFuture<Void>> releases) {
 	}
 
 	private @org.jspecify.annotations.Nullable CompletionStage<?> injectLostConnection(Statement<?> statement) {
