@@ -84,6 +84,8 @@ public final class CassandraJournalOptions {
 
 	private final Duration inFlightWait;
 
+	private final Duration claimSettleTime;
+
 	private final Duration tagIndexTtl;
 
 	private final Clock clock;
@@ -114,6 +116,7 @@ public final class CassandraJournalOptions {
 		this.requestTimeout = v.requestTimeout;
 		this.startupWait = v.startupWait;
 		this.inFlightWait = v.inFlightWait;
+		this.claimSettleTime = v.claimSettleTime;
 		this.tagIndexTtl = v.tagIndexTtl;
 		this.clock = v.clock;
 	}
@@ -410,6 +413,24 @@ public final class CassandraJournalOptions {
 		return with((v) -> v.inFlightWait = inFlightWait);
 	}
 
+	/**
+	 * @param claimSettleTime how long after a claim (a lightweight transaction on the head) was sent its
+	 * coordinator may still apply it, default 3 s: Cassandra 5's {@code cas_contention_timeout} (1 s) plus
+	 * {@code write_request_timeout} (2 s). A claim that failed without an answer from its coordinator (a lost
+	 * connection, a client-side timeout) is resolved by a serial read of the head only once this has passed since
+	 * it was sent, so a round still running cannot apply after the read; a server-side timeout is resolved at
+	 * once. Raise it with the cluster's timeouts; zero reads at once (a claim still running may then apply after
+	 * its append was reported as not applied, leaving a gap)
+	 * @return new options
+	 */
+	public CassandraJournalOptions withClaimSettleTime(Duration claimSettleTime) {
+		Objects.requireNonNull(claimSettleTime, "claimSettleTime");
+		if (claimSettleTime.isNegative()) {
+			throw new IllegalArgumentException("claimSettleTime must not be negative, was " + claimSettleTime);
+		}
+		return with((v) -> v.claimSettleTime = claimSettleTime);
+	}
+
 	/** Cassandra's largest TTL: 20 years. */
 	private static final Duration MAX_TTL = Duration.ofSeconds(630_720_000);
 
@@ -564,6 +585,11 @@ public final class CassandraJournalOptions {
 		return this.inFlightWait;
 	}
 
+	/** @return how long after a claim was sent its coordinator may still apply it */
+	public Duration claimSettleTime() {
+		return this.claimSettleTime;
+	}
+
 	/** @return how long tag index rows live, zero for ever */
 	public Duration tagIndexTtl() {
 		return this.tagIndexTtl;
@@ -634,6 +660,8 @@ public final class CassandraJournalOptions {
 
 		Duration inFlightWait = Duration.ofSeconds(30);
 
+		Duration claimSettleTime = Duration.ofSeconds(3);
+
 		Duration tagIndexTtl = Duration.ZERO;
 
 		Clock clock = Clock.systemUTC();
@@ -667,6 +695,7 @@ public final class CassandraJournalOptions {
 			this.requestTimeout = o.requestTimeout;
 			this.startupWait = o.startupWait;
 			this.inFlightWait = o.inFlightWait;
+			this.claimSettleTime = o.claimSettleTime;
 			this.tagIndexTtl = o.tagIndexTtl;
 			this.clock = o.clock;
 		}

@@ -49,4 +49,16 @@ class CassandraJournalOptionsTest {
 			.withMessageContaining("inFlightWait");
 	}
 
+	@Test
+	void claimSettleTimeDefaultsToCassandrasCasContentionPlusWriteTimeoutAndRejectsNegativeValues() {
+		CassandraJournalOptions options = CassandraJournalOptions.create();
+		assertThat(options.claimSettleTime()).isEqualTo(java.time.Duration.ofSeconds(3));
+		assertThat(options.withClaimSettleTime(java.time.Duration.ZERO).claimSettleTime()).isZero();
+		assertThat(options.withClaimSettleTime(java.time.Duration.ofSeconds(7)).withKeyspace("k").claimSettleTime())
+			.isEqualTo(java.time.Duration.ofSeconds(7));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> options.withClaimSettleTime(java.time.Duration.ofMillis(-1)))
+			.withMessageContaining("claimSettleTime");
+	}
+
 }

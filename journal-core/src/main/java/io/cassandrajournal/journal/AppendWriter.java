@@ -226,13 +226,15 @@ final class AppendWriter {
 
 	private CompletionStage<Void> claim(BoundStatement statement, boolean ifNotExists, String persistenceId,
 			long expected, long claimed, long timestamp) {
+		long sent = System.nanoTime();
 		return this.session.executeAsync(statement).handle((rs, error) -> {
 			if (error != null) {
 				// A Paxos round that timed out (on the server or in the driver, after sending) may have applied.
 				// Unavailable and overloaded are no proof for a Paxos round: Cassandra raises them in the commit phase
 				// too, after a quorum accepted the proposal (finding 6 of docs/reliability.md).
 				if (Errors.unwrap(error) instanceof DriverException && !WriteOutcome.paxosRoundCertainlyNotApplied(error)) {
-					return resolveUncertainClaim(persistenceId, expected, claimed, timestamp, error);
+					return afterServerGaveUp(sent, error)
+						.thenCompose((ignored) -> resolveUncertainClaim(persistenceId, expected, claimed, timestamp, error));
 				}
 				return CompletableFuture.<Void>failedFuture(error);
 			}
@@ -252,9 +254,35 @@ final class AppendWriter {
 	}
 
 	/**
+	 * When the serial read that resolves an uncertain claim may run (docs/reliability.md, finding 20). A serial read
+	 * completes a round a quorum accepted; it says nothing of a round its coordinator is still running: a
+	 * coordinator inside its contention loop proposes again after the read and the claim applies then. An error the
+	 * coordinator answered with ({@code WriteTimeoutException} CAS, unavailable, overloaded) comes once it gave up
+	 * on the round: the read may run at once. An error the driver made without an answer (a lost connection, a
+	 * client-side timeout) says nothing of the coordinator: the read waits until
+	 * {@link CassandraJournalOptions#claimSettleTime()} has passed since the claim was sent. The wait needs no room
+	 * before the writer's deadline: an append whose claim is resolved writes nothing, whatever the resolution says.
+	 * @param sent {@link System#nanoTime} just before the claim was handed to the driver
+	 * @param error the claim's failure
+	 * @return completes when the serial read may run
+	 */
+	private CompletionStage<Void> afterServerGaveUp(long sent, Throwable error) {
+		long waitNanos = WriteOutcome.answeredByCoordinator(error) ? 0
+				: this.options.claimSettleTime().toNanos() - (System.nanoTime() - sent);
+		if (waitNanos <= 0) {
+			return CompletableFuture.completedFuture(null);
+		}
+		logger.debug("Claim failed without an answer from its coordinator ({}); resolving it in {} ms",
+				Errors.unwrap(error).getMessage(), TimeUnit.NANOSECONDS.toMillis(waitNanos));
+		return CompletableFuture.runAsync(() -> {
+		}, CompletableFuture.delayedExecutor(waitNanos, TimeUnit.NANOSECONDS));
+	}
+
+	/**
 	 * A Paxos round that timed out (or whose connection failed after sending) may or may not have been
-	 * applied. A serial read completes any round in
-	 * flight: a head still at the expected number means the claim did not apply and never will. A head at our
+	 * applied. A serial read completes any round a quorum accepted, and runs only once no coordinator can still be
+	 * running this one ({@link #afterServerGaveUp}): a head still at the expected number means the claim did not
+	 * apply and never will. A head at our
 	 * claimed number with our time stamp does not prove the claim is ours: another writer with the same
 	 * expected number, event count and millisecond leaves the same row, and the reference schema holds
 	 * nothing else to tell the two apart. So the claim is never assumed: the append writes nothing and fails

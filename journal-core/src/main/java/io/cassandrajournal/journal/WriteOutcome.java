@@ -7,6 +7,7 @@ import com.datastax.oss.driver.api.core.DriverException;
 import com.datastax.oss.driver.api.core.RequestThrottlingException;
 import com.datastax.oss.driver.api.core.connection.BusyConnectionException;
 import com.datastax.oss.driver.api.core.servererrors.BootstrappingException;
+import com.datastax.oss.driver.api.core.servererrors.CoordinatorException;
 import com.datastax.oss.driver.api.core.servererrors.OverloadedException;
 import com.datastax.oss.driver.api.core.servererrors.QueryValidationException;
 import com.datastax.oss.driver.api.core.servererrors.UnavailableException;
@@ -64,6 +65,23 @@ final class WriteOutcome {
 		}
 		return !(cause instanceof UnavailableException || cause instanceof OverloadedException)
 				&& certainlyNotApplied(cause);
+	}
+
+	/**
+	 * Whether a failure is the coordinator's own answer ({@link CoordinatorException}: a server-side timeout,
+	 * unavailable, overloaded, ...), sent once it stopped working on the request, rather than one the driver made
+	 * without an answer (a lost connection, a client-side timeout, a frame it could not decode), after which the
+	 * coordinator may still be running it (docs/reliability.md, finding 20).
+	 * @param error a request's failure, possibly wrapped in a completion exception
+	 * @return whether every node tried answered with an error
+	 */
+	static boolean answeredByCoordinator(Throwable error) {
+		Throwable cause = Errors.unwrap(error);
+		if (cause instanceof AllNodesFailedException all) {
+			List<Throwable> errors = all.getAllErrors().values().stream().flatMap(List::stream).toList();
+			return !errors.isEmpty() && errors.stream().allMatch(WriteOutcome::answeredByCoordinator);
+		}
+		return cause instanceof CoordinatorException;
 	}
 
 	/**

@@ -1,16 +1,26 @@
 package io.cassandrajournal.journal;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
 import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.cql.Statement;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.JournalUnavailableException;
+import io.cassandrajournal.entity.EntityRepository;
+import io.cassandrajournal.entity.EventSourcedEntity;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
+import io.cassandrajournal.testing.AccountEvent;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testing.AccountEvent.Opened;
 import io.cassandrajournal.testing.FaultInjectingSession;
@@ -109,6 +119,175 @@ class ClaimResolutionFaultsIT {
 		assertThat(eventPayload(id, 2)).isNull();
 		assertThat(result(journal.checkConsistency(id)).missing())
 			.containsExactly(new ConsistencyReport.SequenceRange(2, 2));
+	}
+
+	/**
+	 * Cassandra 5's defaults: a coordinator stops a Paxos round {@code cas_contention_timeout} (1 s) plus
+	 * {@code write_request_timeout} (2 s) after the request started at the latest; the journal's default claim
+	 * settle time.
+	 */
+	private static final Duration SETTLE = Duration.ofSeconds(3);
+
+	/** The writer's serial head read, which resolves an uncertain claim. */
+	private static Predicate<Statement<?>> serialHeadRead() {
+		return (s) -> FaultInjectingSession.cql(s).contains("SELECT max_sequence_nr")
+				&& isSerial(s.getConsistencyLevel());
+	}
+
+	private static boolean isSerial(ConsistencyLevel level) {
+		return level == DefaultConsistencyLevel.SERIAL || level == DefaultConsistencyLevel.LOCAL_SERIAL;
+	}
+
+	/**
+	 * Finding 20, seen on the cluster: the claim's connection failed ("Unexpected error on channel") while the
+	 * coordinator was still running its Paxos round; the writer's serial read, made at once, saw the old head and
+	 * the append was reported as "did not apply, retrying is safe"; the round applied afterwards, leaving a claimed
+	 * range without events that nobody was told about. Here the claim fails at once with the driver's
+	 * {@code ClosedConnectionException} and reaches the node only after the writer's serial read (or 500 ms,
+	 * whichever comes first: well inside what a coordinator may still take).
+	 */
+	@Test
+	void aClaimWhoseConnectionFailedAndThatAppliedLaterIsNeverReportedAsNotApplied() {
+		FaultInjectingSession faults = new FaultInjectingSession(this.session);
+		CassandraJournal journal = journal(faults.session());
+		String id = newId();
+		result(journal.append(id, 0, List.of(EventToAppend.of(new Opened()))));
+
+		CompletableFuture<Void> applied = faults.failThenApplyLater(lightweightTransactions(), 1, serialHeadRead(),
+				Duration.ofMillis(500), FaultInjectingSession::connectionLost);
+		Throwable failed = catchThrowable(() -> result(journal.append(id, 1, List.of(EventToAppend.of(new Deposited(1))))));
+		result(applied, Duration.ofSeconds(10));
+
+		assertThat(head(id)).as("the held claim applied").isEqualTo(2);
+		assertReportedWithItsClaim(failed, id, 1, 2);
+	}
+
+	/**
+	 * The fix must not turn every lost connection into a gap: a claim that never reached the node is still resolved
+	 * as "did not apply" (a retry with the same expected number succeeds), but only once the server could no longer
+	 * be running it: the serial read waits until the settle time has passed since the claim was sent.
+	 */
+	@Test
+	void aClaimWhoseConnectionFailedBeforeReachingTheNodeIsResolvedAsNotAppliedOnceTheServerGaveUp() {
+		FaultInjectingSession faults = new FaultInjectingSession(this.session);
+		CassandraJournal journal = journal(faults.session());
+		String id = newId();
+		result(journal.append(id, 0, List.of(EventToAppend.of(new Opened()))));
+
+		faults.loseConnectionBeforeSending(lightweightTransactions(), 1, FaultInjectingSession::connectionLost);
+		long started = System.nanoTime();
+		Throwable failed = catchThrowable(() -> result(journal.append(id, 1, List.of(EventToAppend.of(new Deposited(1))))));
+		Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+		assertThat(failed).isExactlyInstanceOf(JournalUnavailableException.class).hasMessageContaining("did not apply");
+		assertThat(took).as("resolved only once the server's timeouts passed since the claim was sent")
+			.isGreaterThanOrEqualTo(SETTLE);
+		assertThat(result(journal.append(id, 1, List.of(EventToAppend.of(new Deposited(1))))).lastSequenceNr())
+			.isEqualTo(2);
+	}
+
+	/**
+	 * A server-side {@code WriteTimeoutException} (CAS) comes after the coordinator gave up on the round: the serial
+	 * read is sound at once, as before.
+	 */
+	@Test
+	void aServerSideCasTimeoutIsStillResolvedAtOnce() {
+		FaultInjectingSession faults = new FaultInjectingSession(this.session);
+		CassandraJournal journal = journal(faults.session());
+		String id = newId();
+		result(journal.append(id, 0, List.of(EventToAppend.of(new Opened()))));
+
+		faults.timeOutWithoutApplying(lightweightTransactions(), 1);
+		long started = System.nanoTime();
+		Throwable failed = catchThrowable(() -> result(journal.append(id, 1, List.of(EventToAppend.of(new Deposited(1))))));
+		Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+		assertThat(failed).isExactlyInstanceOf(JournalUnavailableException.class).hasMessageContaining("did not apply");
+		assertThat(took).as("no wait after a server-side timeout").isLessThan(SETTLE);
+	}
+
+	/**
+	 * Finding 20's second gap ({@code fe-account-1} 58: claimed, no event, no operation covering it) has the shape
+	 * of a repository command on this path: the repository passes the journal's "did not apply" on to its caller as
+	 * a plain failure (the fault run records it as definitely not applied, and its recording journal records no
+	 * attempt for it), while the claim holds. A command whose claim's connection failed and whose round applied
+	 * later must succeed (the repository retries the conflict at its own claim) or fail as uncertain, never as
+	 * "did not apply" with its claim holding.
+	 */
+	@Test
+	void aRepositoryCommandWhoseClaimAppliedAfterALostConnectionIsNeverReportedAsNotApplied() {
+		FaultInjectingSession faults = new FaultInjectingSession(this.session);
+		// A short in-flight wait: the retry's load steps over (and seals) the number its own lost claim holds.
+		CassandraJournal journal = CassandraJournal.create(faults.session(),
+				this.options.withInFlightWait(Duration.ofSeconds(1)), new JacksonEventSerializer());
+		EntityRepository<Long, AccountEvent> repository = EntityRepository.create(journal, null, new Balance(), 3);
+		String id = newId();
+		result(repository.execute(id, (state) -> List.of(new Opened())));
+
+		CompletableFuture<Void> applied = faults.failThenApplyLater(lightweightTransactions(), 1, serialHeadRead(),
+				Duration.ofMillis(500), FaultInjectingSession::connectionLost);
+		Throwable failed = catchThrowable(() -> result(repository.execute(id, (state) -> List.of(new Deposited(5)))));
+		result(applied, Duration.ofSeconds(10));
+
+		assertThat(head(id)).as("the held claim applied").isGreaterThanOrEqualTo(2);
+		if (failed != null) {
+			assertReportedWithItsClaim(failed, id, 1, 2);
+		}
+		else {
+			assertThat(result(repository.load(id)).state()).isEqualTo(5);
+		}
+	}
+
+	/** An account balance, for the repository test. */
+	private static final class Balance implements EventSourcedEntity<Long, AccountEvent> {
+
+		@Override
+		public Long emptyState() {
+			return 0L;
+		}
+
+		@Override
+		public Long applyEvent(Long balance, AccountEvent event) {
+			return (event instanceof Deposited deposited) ? balance + deposited.amount() : balance;
+		}
+
+		@Override
+		public Class<AccountEvent> eventType() {
+			return AccountEvent.class;
+		}
+
+		@Override
+		public Class<Long> stateType() {
+			return Long.class;
+		}
+
+	}
+
+	/**
+	 * The contract for an append whose claim of {@code expected + 1 .. claimEnd} applied: it is never reported as
+	 * "did not apply" (a plain {@link JournalUnavailableException}: retrying is safe); it is a conflict at exactly its
+	 * own claim (finding 2: the claim cannot be told from another writer's) or uncertain with its range; and the
+	 * gap its claim leaves is covered by that report.
+	 */
+	private void assertReportedWithItsClaim(Throwable failed, String id, long expected, long claimEnd) {
+		assertThat(failed).as("an append whose claim applied is not reported as 'did not apply, retrying is safe'")
+			.isInstanceOfAny(JournalConcurrencyException.class, JournalWriteUncertainException.class);
+		if (failed instanceof JournalWriteUncertainException uncertain) {
+			assertThat(uncertain.firstSequenceNr()).isEqualTo(expected + 1);
+			assertThat(uncertain.lastSequenceNr()).isEqualTo(claimEnd);
+		}
+		else {
+			assertThat(((JournalConcurrencyException) failed).actualSequenceNr()).as("a conflict at its own claim")
+				.isEqualTo(claimEnd);
+		}
+		assertThat(result(journal(this.session).checkConsistency(id)).missing())
+			.containsExactly(new ConsistencyReport.SequenceRange(expected + 1, claimEnd));
+	}
+
+	private long head(String persistenceId) {
+		Row row = this.session.execute("SELECT max_sequence_nr FROM metadata WHERE persistence_id = ?", persistenceId)
+			.one();
+		return (row != null) ? row.getLong("max_sequence_nr") : 0;
 	}
 
 	private String eventPayload(String persistenceId, long sequenceNr) {

@@ -19,6 +19,7 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
 import com.datastax.oss.driver.api.core.DriverTimeoutException;
 import com.datastax.oss.driver.api.core.NoNodeAvailableException;
+import com.datastax.oss.driver.api.core.connection.ClosedConnectionException;
 import com.datastax.oss.driver.api.core.cql.BatchStatement;
 import com.datastax.oss.driver.api.core.cql.BatchableStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
@@ -200,6 +201,7 @@ public final class FaultInjectingSession {
 		this.faults.clear();
 		this.staged.clear();
 		this.lateFailures.clear();
+		this.lostConnections.clear();
 	}
 
 	public int injected() {
@@ -261,6 +263,18 @@ public final class FaultInjectingSession {
 	}
 
 	private Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+		if (method.getName().equals("executeAsync") && args != null && args.length == 1
+				&& args[0] instanceof Statement<?> statement) {
+			CompletionStage<?> lost = injectLostConnection(statement);
+			if (lost != null) {
+				return lost;
+			}
+			return releaseAfter(statement, (CompletionStage<?>) invokeOthers(method, args));
+		}
+		return invokeOthers(method, args);
+	}
+
+	private Object invokeOthers(Method method, Object[] args) throws Throwable {
 		if (method.getName().equals("executeAsync") && args != null && args.length == 1
 				&& args[0] instanceof Statement<?> statement) {
 			for (Function<Statement<?>, CompletionStage<?>> fault : List.<Function<Statement<?>, CompletionStage<?>>>of(
@@ -509,6 +523,95 @@ public final class FaultInjectingSession {
 	public void applyThenTimeOut(Predicate<Statement<?>> which, int times,
 			Supplier<? extends CompletionStage<?>> meanwhile) {
 		applyThenFail(which, times, meanwhile, this::writeTimeout);
+	}
+
+	/**
+	 * A connection lost while the coordinator is still working (finding 20 of docs/reliability.md): the next
+	 * {@code times} statements matching {@code which} fail at once with {@code failure} (a
+	 * {@link ClosedConnectionException} "Unexpected error on channel", say), and each is really executed on the node
+	 * only later: as soon as a statement matching {@code after} has completed, or {@code atMost} after the failure,
+	 * whichever comes first. A Paxos round held like this applies after the caller heard of its failure, as a
+	 * coordinator still inside its contention loop does (Cassandra bounds that by {@code cas_contention_timeout} and
+	 * {@code write_request_timeout} from the request's start).
+	 * @param which the statements to fail and apply later
+	 * @param times how many of them
+	 * @param after statements whose completion releases the held ones (the caller's serial read, say)
+	 * @param atMost the longest a held statement waits
+	 * @param failure the error the caller sees at once
+	 * @return completes once every held statement was executed on the node, whatever its outcome (for tests to
+	 * wait on)
+	 */
+	public CompletableFuture<Void> failThenApplyLater(Predicate<Statement<?>> which, int times,
+			Predicate<Statement<?>> after, java.time.Duration atMost, Supplier<? extends RuntimeException> failure) {
+		CompletableFuture<Void> applied = new CompletableFuture<>();
+		AtomicInteger pending = new AtomicInteger(times);
+		this.lostConnections.add(new LostConnection(which, new AtomicInteger(times), after, atMost, failure, applied,
+				pending, new CopyOnWriteArrayList<>()));
+		return applied;
+	}
+
+	/**
+	 * Fails the next {@code times} statements matching {@code which} at once with {@code failure} and never sends
+	 * them: a connection lost before the request reached the node, which the caller cannot tell from one lost
+	 * while the node was working on it.
+	 * @param which the statements to fail
+	 * @param times how many of them
+	 * @param failure the error the caller sees
+	 */
+	public void loseConnectionBeforeSending(Predicate<Statement<?>> which, int times,
+			Supplier<? extends RuntimeException> failure) {
+		this.lostConnections.add(new LostConnection(which, new AtomicInteger(times), (s) -> false, null, failure,
+				new CompletableFuture<>(), new AtomicInteger(times), new CopyOnWriteArrayList<>()));
+	}
+
+	/** The error a request in flight gets when its connection fails (a frame the driver could not decode, say). */
+	public static ClosedConnectionException connectionLost() {
+		return new ClosedConnectionException("Unexpected error on channel",
+				new IllegalArgumentException("injected: Unsupported request opcode: 0 in protocol 0"));
+	}
+
+	private final List<LostConnection> lostConnections = new CopyOnWriteArrayList<>();
+
+	/** A null {@code atMost}: never sent. */
+	private record LostConnection(Predicate<Statement<?>> which, AtomicInteger remaining, Predicate<Statement<?>> after,
+			java.time.@org.jspecify.annotations.Nullable Duration atMost, Supplier<? extends RuntimeException> failure,
+			CompletableFuture<Void> applied, AtomicInteger pending, List<CompletableFuture<Void>> releases) {
+	}
+
+	private @org.jspecify.annotations.Nullable CompletionStage<?> injectLostConnection(Statement<?> statement) {
+		for (LostConnection lost : this.lostConnections) {
+			if (lost.which().test(statement) && lost.remaining().getAndUpdate((n) -> Math.max(0, n - 1)) > 0) {
+				this.injected.incrementAndGet();
+				if (lost.atMost() == null) {
+					return CompletableFuture.failedFuture(lost.failure().get());
+				}
+				CompletableFuture<Void> release = new CompletableFuture<>();
+				lost.releases().add(release);
+				release.completeOnTimeout(null, lost.atMost().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+					.thenCompose((ignored) -> this.delegate.executeAsync(statement))
+					.whenComplete((rs, error) -> {
+						if (lost.pending().decrementAndGet() == 0) {
+							lost.applied().complete(null);
+						}
+					});
+				return CompletableFuture.failedFuture(lost.failure().get());
+			}
+		}
+		return null;
+	}
+
+	/** Releases statements held by {@link #failThenApplyLater} once a statement they wait for completed. */
+	private CompletionStage<?> releaseAfter(Statement<?> statement, CompletionStage<?> running) {
+		List<CompletableFuture<Void>> waiting = new java.util.ArrayList<>();
+		for (LostConnection lost : this.lostConnections) {
+			if (lost.after().test(statement)) {
+				waiting.addAll(lost.releases());
+			}
+		}
+		if (waiting.isEmpty()) {
+			return running;
+		}
+		return running.whenComplete((rs, error) -> waiting.forEach((release) -> release.complete(null)));
 	}
 
 	/**

@@ -35,7 +35,8 @@ class FaultHistoryIT {
 			.hasEntrySatisfying(Kind.APPLY_THEN_TIMEOUT_CLAIM, (n) -> assertThat(n).isPositive())
 			.hasEntrySatisfying(Kind.READ_FAILS, (n) -> assertThat(n).isPositive())
 			.hasEntrySatisfying(Kind.SLOW_RESPONSE, (n) -> assertThat(n).isPositive())
-			.hasEntrySatisfying(Kind.LATE_BATCH, (n) -> assertThat(n).isPositive());
+			.hasEntrySatisfying(Kind.LATE_BATCH, (n) -> assertThat(n).isPositive())
+			.hasEntrySatisfying(Kind.CONNECTION_LOST_CLAIM, (n) -> assertThat(n).isPositive());
 		assertThat(report.releasesApplied()).as("failed appends released their claims (the release path ran)")
 			.isPositive();
 		assertThat(report.checked().violations()).as(report.summary()).allSatisfy((rule, count) -> assertThat(count)

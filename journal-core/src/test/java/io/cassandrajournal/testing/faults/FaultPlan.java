@@ -37,7 +37,14 @@ public final class FaultPlan {
 		/** The statement runs; its response arrives late. */
 		SLOW_RESPONSE,
 		/** A batch is held back before it is sent: its events are claimed and stamped, then written late. */
-		LATE_BATCH
+		LATE_BATCH,
+		/**
+		 * A lightweight transaction on the metadata row (claim, release) fails at once with
+		 * {@code ClosedConnectionException} ("Unexpected error on channel"), and reaches Cassandra only later (up to
+		 * {@link Rates#lostApplyWithin}): a coordinator still running the round after its connection failed
+		 * (finding 20).
+		 */
+		CONNECTION_LOST_CLAIM
 
 	}
 
@@ -56,15 +63,19 @@ public final class FaultPlan {
 	 * @param readFails a read
 	 * @param slowResponse any statement
 	 * @param lateBatch a batch
+	 * @param connectionLost a claim or release (metadata lightweight transaction)
 	 * @param slow the longest delay of a slow response
 	 * @param late the longest delay of a late batch
+	 * @param lostApplyWithin the longest a statement whose connection was lost takes to reach Cassandra: within
+	 * the journal's {@code claim-settle-time} (3 s), as a real coordinator's round ends within its timeouts
 	 */
 	public record Rates(double failBeforeSending, double applyThenTimeOut, double readFails, double slowResponse,
-			double lateBatch, Duration slow, Duration late) {
+			double lateBatch, double connectionLost, Duration slow, Duration late, Duration lostApplyWithin) {
 
 		/** @return the rates of the short and the long run */
 		public static Rates defaults() {
-			return new Rates(0.02, 0.02, 0.02, 0.03, 0.01, Duration.ofMillis(200), Duration.ofSeconds(2));
+			return new Rates(0.02, 0.02, 0.02, 0.03, 0.01, 0.005, Duration.ofMillis(200), Duration.ofSeconds(2),
+					Duration.ofSeconds(1));
 		}
 
 	}
@@ -140,6 +151,9 @@ public final class FaultPlan {
 				case CAS_SAVE -> Kind.APPLY_THEN_TIMEOUT_CAS_SAVE;
 				default -> Kind.APPLY_THEN_TIMEOUT_WRITE;
 			}, 0);
+		}
+		if (statementClass == StatementClass.CLAIM && u < (edge += r.connectionLost())) {
+			return new Decision(Kind.CONNECTION_LOST_CLAIM, 1 + (long) (v * r.lostApplyWithin().toMillis()));
 		}
 		if (!write && u < (edge += r.readFails())) {
 			return new Decision(Kind.READ_FAILS, 0);

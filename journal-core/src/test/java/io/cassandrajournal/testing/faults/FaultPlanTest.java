@@ -42,8 +42,11 @@ class FaultPlanTest {
 		assertThat(batch.get(Kind.LATE_BATCH) / (double) n).isCloseTo(0.01, within(0.002));
 		assertThat(count(decisions(3, StatementClass.READ, n))).containsOnlyKeys(Kind.FAIL_BEFORE_SENDING,
 				Kind.READ_FAILS, Kind.SLOW_RESPONSE);
-		assertThat(count(decisions(3, StatementClass.CLAIM, n))).containsKey(Kind.APPLY_THEN_TIMEOUT_CLAIM)
+		Map<Kind, Integer> claim = count(decisions(3, StatementClass.CLAIM, n));
+		assertThat(claim).containsKeys(Kind.APPLY_THEN_TIMEOUT_CLAIM, Kind.CONNECTION_LOST_CLAIM)
 			.doesNotContainKeys(Kind.READ_FAILS, Kind.LATE_BATCH, Kind.APPLY_THEN_TIMEOUT_BATCH);
+		assertThat(claim.get(Kind.CONNECTION_LOST_CLAIM) / (double) n).isCloseTo(0.005, within(0.001));
+		assertThat(batch).doesNotContainKey(Kind.CONNECTION_LOST_CLAIM);
 		assertThat(count(decisions(3, StatementClass.CAS_SAVE, n))).containsKey(Kind.APPLY_THEN_TIMEOUT_CAS_SAVE);
 	}
 

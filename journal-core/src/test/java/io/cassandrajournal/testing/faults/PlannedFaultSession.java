@@ -204,6 +204,13 @@ public final class PlannedFaultSession {
 				.thenCompose((stage) -> stage);
 			case LATE_BATCH -> CompletableFuture.supplyAsync(() -> null, later(decision.delayMillis()))
 				.thenCompose((ignored) -> send(statement));
+			case CONNECTION_LOST_CLAIM -> {
+				// The caller hears of the lost connection at once; the round reaches the node later (its outcome is
+				// read back by the journal, as after a real lost connection).
+				CompletableFuture.supplyAsync(() -> null, later(decision.delayMillis()))
+					.thenCompose((ignored) -> send(statement));
+				yield CompletableFuture.failedFuture(FaultInjectingSession.connectionLost());
+			}
 		};
 	}
 

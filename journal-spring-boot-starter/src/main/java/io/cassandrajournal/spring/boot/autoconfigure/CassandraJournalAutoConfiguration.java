@@ -187,6 +187,7 @@ public final class CassandraJournalAutoConfiguration {
 				.withPersistenceIdBuckets(p.getPersistenceIdBuckets())
 				.withPageSize(p.getPageSize())
 				.withInFlightWait(p.getInFlightWait())
+				.withClaimSettleTime(p.getClaimSettleTime())
 				.withTagIndexTtl(p.getTagIndexTtl()));
 			return h.get();
 		}

@@ -96,6 +96,13 @@ public class JournalCassandraProperties {
 	private Duration inFlightWait = DEFAULTS.inFlightWait();
 
 	/**
+	 * How long after a claim was sent its coordinator may still apply it (Cassandra's cas_contention_timeout plus
+	 * write_request_timeout). A claim that failed without an answer (a lost connection, a client-side timeout) is
+	 * resolved by a serial read of the head only once this has passed since it was sent; 0 reads at once.
+	 */
+	private Duration claimSettleTime = DEFAULTS.claimSettleTime();
+
+	/**
 	 * How long a tag index row lives after it is written (per-row TTL; 0 keeps rows for ever). Tag queries and
 	 * projections then see only that period; events stay in the journal. Whole seconds, at most 20 years.
 	 */
@@ -267,6 +274,14 @@ public class JournalCassandraProperties {
 
 	public void setInFlightWait(Duration inFlightWait) {
 		this.inFlightWait = inFlightWait;
+	}
+
+	public Duration getClaimSettleTime() {
+		return this.claimSettleTime;
+	}
+
+	public void setClaimSettleTime(Duration claimSettleTime) {
+		this.claimSettleTime = claimSettleTime;
 	}
 
 	public Duration getTagIndexTtl() {

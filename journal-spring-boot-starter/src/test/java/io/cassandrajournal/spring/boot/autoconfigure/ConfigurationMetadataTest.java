@@ -99,7 +99,7 @@ class ConfigurationMetadataTest {
 					"journal.cassandra.serial-consistency", "journal.cassandra.local-datacenter",
 					"journal.cassandra.username", "journal.cassandra.password", "journal.cassandra.ssl",
 					"journal.cassandra.request-timeout", "journal.cassandra.startup-wait",
-					"journal.cassandra.in-flight-wait",
+					"journal.cassandra.in-flight-wait", "journal.cassandra.claim-settle-time",
 					"journal.cassandra.projections.concurrency", "journal.cassandra.entities.max-retries",
 					"journal.cassandra.entities.cache-size", "journal.cassandra.projections.poll-interval",
 					"journal.cassandra.projections.recovery-strategy", "journal.cassandra.projections.max-retries",

@@ -63,6 +63,7 @@ class JournalPropertiesMappingTest {
 		option("request-timeout", "7s", CassandraJournalOptions::requestTimeout, Duration.ofSeconds(7));
 		option("startup-wait", "45s", CassandraJournalOptions::startupWait, Duration.ofSeconds(45));
 		option("in-flight-wait", "5s", CassandraJournalOptions::inFlightWait, Duration.ofSeconds(5));
+		option("claim-settle-time", "7s", CassandraJournalOptions::claimSettleTime, Duration.ofSeconds(7));
 		option("tag-index-ttl", "1h", CassandraJournalOptions::tagIndexTtl, Duration.ofHours(1));
 		option("events-table", "my_events", CassandraJournalOptions::eventsTable, "my_events");
 		option("metadata-table", "my_metadata", CassandraJournalOptions::metadataTable, "my_metadata");
