@@ -83,13 +83,21 @@ public final class PeerMain {
 				ProtocolVersion protocol = session.getContext().getProtocolVersion();
 				List<PeerResult> results = new ArrayList<>();
 				Set<String> protocols;
+				List<String> failures = new ArrayList<>();
 				try (PekkoPeer peer = new PekkoPeer(contactPoint, node.datacenter(), "pekko_bench_" + now, protocol,
 						options.consistency(), options.pageSize())) {
 					PeerWorkloads workloads = new PeerWorkloads(bench, peer);
 					results.add(log(workloads.appendsWithoutLwt("pekko-append-nolwt-1", 1, sizes.appends())));
 					results.add(log(workloads.appendsWithoutLwt("pekko-append-nolwt-10", 10, sizes.appends() / 4)));
 					results.add(log(workloads.replay()));
-					results.add(log(workloads.tagWalk()));
+					try {
+						results.add(log(workloads.tagWalk()));
+					}
+					catch (RuntimeException ex) {
+						// Keep the other rows: the failure is reported in the environment entry and on the console.
+						failures.add("pekko-tag-walk: " + ex);
+						ex.printStackTrace();
+					}
 					// Every client connection the node has now, ours and the peer's: the protocol version of each.
 					protocols = new TreeSet<>();
 					for (Row row : session.execute("SELECT protocol_version FROM system_views.clients")) {
@@ -113,6 +121,7 @@ public final class PeerMain {
 				environment.put("cassandra", "5.0.9, one node started by cassandra-launcher (1 GB heap)");
 				environment.put("cpus", Runtime.getRuntime().availableProcessors());
 				environment.put("java", Runtime.version().toString());
+				environment.put("failures", failures);
 				environment.put("wall_seconds", Math.round((System.nanoTime() - started) / 1e9));
 				System.out.println();
 				System.out.println(PeerReport.table(results));

@@ -213,11 +213,14 @@ final class PeerWorkloads {
 		}
 	}
 
-	/** Atomic writes of 100 events (the plugin's max-message-batch-size), the persistenceIds concurrently. */
+	/**
+	 * Atomic writes of 100 events (the plugin's max-message-batch-size), the persistenceIds concurrently, each
+	 * recovered first as a persistent actor would be (the plugin writes tag rows only for recovered ones).
+	 */
 	private void seedPeer(List<String> pids, Set<String> tags, int eventsEach) {
 		List<CompletableFuture<?>> all = new ArrayList<>();
 		for (String pid : pids) {
-			CompletionStage<?> chain = CompletableFuture.completedFuture(null);
+			CompletionStage<?> chain = this.peer.recover(pid);
 			for (long head = 0; head < eventsEach; head += 100) {
 				long from = head;
 				int n = (int) Math.min(100, eventsEach - head);

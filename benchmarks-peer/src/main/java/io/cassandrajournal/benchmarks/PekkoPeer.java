@@ -16,7 +16,9 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
@@ -180,6 +182,21 @@ final class PekkoPeer implements AutoCloseable {
 		return done;
 	}
 
+	/**
+	 * Recovers {@code pid} as a persistent actor does when it starts: a {@code ReplayMessages} to the journal, whose
+	 * highest-sequence-number read also tells the plugin's tag writers that the persistenceId is active (they drop
+	 * the tag rows of a persistenceId that was never recovered: seen as "received TagWrite but actor not active"
+	 * when appending without it). The recovering actor stays alive, as the persistent actor would.
+	 * @return completes with the highest sequence number when the recovery succeeded
+	 */
+	CompletionStage<Long> recover(String pid) {
+		CompletableFuture<Long> done = new CompletableFuture<>();
+		ActorRef recovering = this.system.actorOf(Props.create(Recovering.class, () -> new Recovering(done)));
+		this.journal.tell(new JournalProtocol.ReplayMessages(1L, Long.MAX_VALUE, Long.MAX_VALUE, pid, recovering),
+				recovering);
+		return done;
+	}
+
 	/** @return the events read by {@code currentEventsByPersistenceId}, each deserialized */
 	CompletionStage<Long> replay(String pid) {
 		AtomicLong count = new AtomicLong();
@@ -191,7 +208,9 @@ final class PekkoPeer implements AutoCloseable {
 				}
 				count.incrementAndGet();
 			}, this.system)
-			.thenApply((done) -> count.get());
+			.thenApply((done) -> count.get())
+			.toCompletableFuture()
+			.orTimeout(5, TimeUnit.MINUTES);
 	}
 
 	/** @return the events read by {@code currentEventsByTag} from {@code NoOffset}, each deserialized */
@@ -205,7 +224,9 @@ final class PekkoPeer implements AutoCloseable {
 				}
 				count.incrementAndGet();
 			}, this.system)
-			.thenApply((done) -> count.get());
+			.thenApply((done) -> count.get())
+			.toCompletableFuture()
+			.orTimeout(5, TimeUnit.MINUTES);
 	}
 
 	/**
@@ -219,7 +240,13 @@ final class PekkoPeer implements AutoCloseable {
 		long deadline = started + bound.toNanos();
 		long seen = -1;
 		while (System.nanoTime() < deadline) {
-			seen = Bench.join(walkTag(tag));
+			try {
+				seen = walkTag(tag).toCompletableFuture().get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+			}
+			catch (ExecutionException | TimeoutException ex) {
+				throw new IllegalStateException("the peer's currentEventsByTag did not complete within " + bound
+						+ " (it had shown " + seen + " of " + expected + " events)", ex);
+			}
 			if (seen == expected) {
 				return Duration.ofNanos(System.nanoTime() - started);
 			}
@@ -233,6 +260,28 @@ final class PekkoPeer implements AutoCloseable {
 	public void close() throws Exception {
 		this.system.terminate();
 		this.system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+	}
+
+	/** Stands for a persistent actor during its recovery, and stays alive afterwards. */
+	static final class Recovering extends AbstractActor {
+
+		private final CompletableFuture<Long> done;
+
+		Recovering(CompletableFuture<Long> done) {
+			this.done = done;
+		}
+
+		@Override
+		public Receive createReceive() {
+			return receiveBuilder()
+				.match(JournalProtocol.RecoverySuccess.class, (reply) -> this.done.complete(reply.highestSequenceNr()))
+				.match(JournalProtocol.ReplayMessagesFailure.class,
+						(reply) -> this.done.completeExceptionally(reply.cause()))
+				.matchAny((other) -> {
+				})
+				.build();
+		}
+
 	}
 
 	/** Completes the pending appends from the journal's replies (sent to the requestor of each write). */
