@@ -159,14 +159,15 @@ final class Report {
 	 */
 	static void writeBarsSvg(Path file, String title, String unit, List<String> groups, List<String> series,
 			List<double[]> values) throws IOException {
-		int w = 640, h = 360, left = 70, bottom = 50, top = 30, right = 20;
+		// The legend above the bars, one line per series.
+		int w = 640, left = 70, bottom = 50, top = 34 + 16 * series.size(), right = 20, h = 330 + top;
 		double max = 1;
 		for (double[] group : values) {
 			for (double v : group) {
 				max = Double.isNaN(v) ? max : Math.max(max, v);
 			}
 		}
-		max = Math.ceil(max * 4) / 4;
+		max = Math.ceil(max / 0.4) * 0.4;
 		StringBuilder svg = new StringBuilder(header(w, h, title));
 		axes(svg, w, h, left, bottom, top, right, max, unit);
 		String[] colors = { "#2e90fa", "#f79009", "#12b76a", "#7a5af8" };
@@ -191,7 +192,7 @@ final class Report {
 		double baseline = top + (1 - 1 / max) * (h - top - bottom);
 		svg.append(String.format(Locale.ROOT, "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#667085' "
 				+ "stroke-dasharray='4 3'/>%n", left, baseline, w - right, baseline));
-		legend(svg, left + 10, top + 4, series.toArray(String[]::new), colors);
+		legend(svg, left + 10, 28, series.toArray(String[]::new), colors);
 		Files.writeString(file, svg.append("</svg>\n").toString());
 	}
 
