@@ -239,11 +239,16 @@ final class PekkoPeer implements AutoCloseable {
 		long started = System.nanoTime();
 		long deadline = started + bound.toNanos();
 		long seen = -1;
+		Throwable lastFailure = null;
 		while (System.nanoTime() < deadline) {
 			try {
 				seen = walkTag(tag).toCompletableFuture().get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 			}
-			catch (ExecutionException | TimeoutException ex) {
+			catch (ExecutionException ex) {
+				// A walk over rows still being written may fail (a gap in a persistenceId's tag sequence): try again.
+				lastFailure = ex.getCause();
+			}
+			catch (TimeoutException ex) {
 				throw new IllegalStateException("the peer's currentEventsByTag did not complete within " + bound
 						+ " (it had shown " + seen + " of " + expected + " events)", ex);
 			}
@@ -253,7 +258,7 @@ final class PekkoPeer implements AutoCloseable {
 			TimeUnit.MILLISECONDS.sleep(500);
 		}
 		throw new IllegalStateException("the peer's events by tag showed " + seen + " of " + expected + " events of "
-				+ tag + " after " + bound);
+				+ tag + " after " + bound, lastFailure);
 	}
 
 	@Override
