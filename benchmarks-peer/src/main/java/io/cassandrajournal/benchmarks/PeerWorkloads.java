@@ -179,7 +179,9 @@ final class PeerWorkloads {
 				+ "over its tag_views (first-time-bucket the hour before the run); the peer's tag rows are written "
 				+ "asynchronously after its events: the walks start once its query returned every event ("
 				+ visible.toMillis() + " ms after the last append was acknowledged, at least its 5 s "
-				+ "eventual-consistency-delay), so the walks measure reading only");
+				+ "eventual-consistency-delay), so the wait for its tag writes is not timed; each of its walks does "
+				+ "include the wait its current query makes before it completes (until one eventual-consistency-delay, "
+				+ "5 s, has passed since it started)");
 	}
 
 	private PeerResult rounds(String name, DoubleSupplier ours, DoubleSupplier raw, DoubleSupplier peer, String note) {
