@@ -26,7 +26,6 @@ import com.datastax.oss.driver.api.core.ProtocolVersion;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import org.apache.pekko.Version;
-import org.apache.pekko.actor.AbstractActor;
 import org.apache.pekko.actor.ActorRef;
 import org.apache.pekko.actor.ActorSystem;
 import org.apache.pekko.actor.Props;
@@ -63,22 +62,16 @@ final class PekkoPeer implements AutoCloseable {
 	private final String writerUuid = UUID.randomUUID().toString();
 
 	/** The append in flight per persistenceId (one at a time per persistenceId, as a persistent actor does). */
-	private final Map<String, Pending> pending = new ConcurrentHashMap<>();
-
-	private final String keyspace;
-
-	private record Pending(long lastSequenceNr, CompletableFuture<Void> done) {
-	}
+	private final Map<String, PekkoActors.Pending> pending = new ConcurrentHashMap<>();
 
 	PekkoPeer(InetSocketAddress contactPoint, String datacenter, String keyspace, ProtocolVersion protocol,
 			ConsistencyLevel consistency, int pageSize) {
-		this.keyspace = keyspace;
 		this.system = ActorSystem.create("peer", config(contactPoint, datacenter, keyspace, protocol, consistency,
 				pageSize, Instant.now()));
 		this.journal = Persistence.get(this.system).journalFor("pekko.persistence.cassandra.journal",
 				ConfigFactory.empty());
-		Map<String, Pending> inFlight = this.pending;
-		this.replies = this.system.actorOf(Props.create(Replies.class, () -> new Replies(inFlight)), "replies");
+		Map<String, PekkoActors.Pending> inFlight = this.pending;
+		this.replies = this.system.actorOf(Props.create(PekkoActors.Replies.class, () -> new PekkoActors.Replies(inFlight)), "replies");
 		this.query = PersistenceQuery.get(this.system).getReadJournalFor(CassandraReadJournal.class,
 				CassandraReadJournal.Identifier());
 	}
@@ -155,10 +148,6 @@ final class PekkoPeer implements AutoCloseable {
 		return "unknown";
 	}
 
-	String keyspace() {
-		return this.keyspace;
-	}
-
 	/**
 	 * Appends {@code events} events (tagged with {@code tags} where not empty) to {@code pid} after
 	 * {@code expected}, as one atomic write.
@@ -172,7 +161,7 @@ final class PekkoPeer implements AutoCloseable {
 					false, ActorRef.noSender(), this.writerUuid));
 		}
 		CompletableFuture<Void> done = new CompletableFuture<>();
-		if (this.pending.putIfAbsent(pid, new Pending(expected + events, done)) != null) {
+		if (this.pending.putIfAbsent(pid, new PekkoActors.Pending(expected + events, done)) != null) {
 			throw new IllegalStateException("an append to " + pid + " is already in flight");
 		}
 		AtomicWrite write = new AtomicWrite(CollectionConverters.asScala(reprs).toList());
@@ -191,7 +180,7 @@ final class PekkoPeer implements AutoCloseable {
 	 */
 	CompletionStage<Long> recover(String pid) {
 		CompletableFuture<Long> done = new CompletableFuture<>();
-		ActorRef recovering = this.system.actorOf(Props.create(Recovering.class, () -> new Recovering(done)));
+		ActorRef recovering = this.system.actorOf(Props.create(PekkoActors.Recovering.class, () -> new PekkoActors.Recovering(done)));
 		this.journal.tell(new JournalProtocol.ReplayMessages(1L, Long.MAX_VALUE, Long.MAX_VALUE, pid, recovering),
 				recovering);
 		return done;
@@ -265,66 +254,6 @@ final class PekkoPeer implements AutoCloseable {
 	public void close() throws Exception {
 		this.system.terminate();
 		this.system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
-	}
-
-	/** Stands for a persistent actor during its recovery, and stays alive afterwards. */
-	static final class Recovering extends AbstractActor {
-
-		private final CompletableFuture<Long> done;
-
-		Recovering(CompletableFuture<Long> done) {
-			this.done = done;
-		}
-
-		@Override
-		public Receive createReceive() {
-			return receiveBuilder()
-				.match(JournalProtocol.RecoverySuccess.class, (reply) -> this.done.complete(reply.highestSequenceNr()))
-				.match(JournalProtocol.ReplayMessagesFailure.class,
-						(reply) -> this.done.completeExceptionally(reply.cause()))
-				.matchAny((other) -> {
-				})
-				.build();
-		}
-
-	}
-
-	/** Completes the pending appends from the journal's replies (sent to the requestor of each write). */
-	static final class Replies extends AbstractActor {
-
-		private final Map<String, Pending> pending;
-
-		Replies(Map<String, Pending> pending) {
-			this.pending = pending;
-		}
-
-		@Override
-		public Receive createReceive() {
-			return receiveBuilder()
-				.match(JournalProtocol.WriteMessageSuccess.class, (reply) -> {
-					PersistentRepr repr = reply.persistent();
-					Pending p = this.pending.get(repr.persistenceId());
-					if (p != null && p.lastSequenceNr() == repr.sequenceNr()) {
-						this.pending.remove(repr.persistenceId());
-						p.done().complete(null);
-					}
-				})
-				.match(JournalProtocol.WriteMessageRejected.class,
-						(reply) -> fail(reply.message().persistenceId(), reply.cause()))
-				.match(JournalProtocol.WriteMessageFailure.class,
-						(reply) -> fail(reply.message().persistenceId(), reply.cause()))
-				.matchAny((other) -> {
-				})
-				.build();
-		}
-
-		private void fail(String pid, Throwable cause) {
-			Pending p = this.pending.remove(pid);
-			if (p != null) {
-				p.done().completeExceptionally(cause);
-			}
-		}
-
 	}
 
 }
