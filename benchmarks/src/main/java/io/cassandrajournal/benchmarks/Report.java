@@ -152,6 +152,50 @@ final class Report {
 		Files.writeString(file, svg.append("</svg>\n").toString());
 	}
 
+	/**
+	 * Grouped bars (used by the Pekko peer run, module benchmarks-peer): one group per workload, one bar per
+	 * series, each value relative to the group's baseline (1.0, drawn as a line).
+	 * @param values per group, one value per series (NaN: no bar)
+	 */
+	static void writeBarsSvg(Path file, String title, String unit, List<String> groups, List<String> series,
+			List<double[]> values) throws IOException {
+		// The legend above the bars, one line per series.
+		int w = 640, left = 70, bottom = 50, top = 34 + 16 * series.size(), right = 20, h = 330 + top;
+		double max = 1;
+		for (double[] group : values) {
+			for (double v : group) {
+				max = Double.isNaN(v) ? max : Math.max(max, v);
+			}
+		}
+		max = Math.ceil(max / 0.4) * 0.4;
+		StringBuilder svg = new StringBuilder(header(w, h, title));
+		axes(svg, w, h, left, bottom, top, right, max, unit);
+		String[] colors = { "#2e90fa", "#f79009", "#12b76a", "#7a5af8" };
+		double groupWidth = (double) (w - left - right) / groups.size();
+		double barWidth = groupWidth * 0.8 / series.size();
+		for (int g = 0; g < groups.size(); g++) {
+			double x0 = left + g * groupWidth + groupWidth * 0.1;
+			for (int s = 0; s < series.size(); s++) {
+				double v = values.get(g)[s];
+				if (Double.isNaN(v)) {
+					continue;
+				}
+				double y = top + (1 - v / max) * (h - top - bottom);
+				svg.append(String.format(Locale.ROOT, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s'/>%n",
+						x0 + s * barWidth, y, barWidth - 2, h - bottom - y, colors[s % colors.length]));
+				svg.append(String.format(Locale.ROOT, "<text x='%.1f' y='%.1f' text-anchor='middle' font-size='9'>%.2f</text>%n",
+						x0 + s * barWidth + barWidth / 2, y - 3, v));
+			}
+			svg.append(String.format(Locale.ROOT, "<text x='%.1f' y='%d' text-anchor='middle'>%s</text>%n",
+					left + g * groupWidth + groupWidth / 2, h - bottom + 18, groups.get(g)));
+		}
+		double baseline = top + (1 - 1 / max) * (h - top - bottom);
+		svg.append(String.format(Locale.ROOT, "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#667085' "
+				+ "stroke-dasharray='4 3'/>%n", left, baseline, w - right, baseline));
+		legend(svg, left + 10, 28, series.toArray(String[]::new), colors);
+		Files.writeString(file, svg.append("</svg>\n").toString());
+	}
+
 	private static String header(int w, int h, String title) {
 		return String.format(Locale.ROOT, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' "
 				+ "font-family='sans-serif' font-size='11'>%n<rect width='100%%' height='100%%' fill='white'/>%n"
