@@ -200,9 +200,7 @@ class CassandraReadJournalIT {
 		FeedSettings safe = FeedSettings.DEFAULTS.withConsistencyWindow(Duration.ofSeconds(2))
 			.withBacktrackWindow(Duration.ofSeconds(10))
 			.withPageSize(200);
-		// 10 s of writers, like the runs below: thousands of events from the fast writers and every batch of the
-		// three slow ones late; a longer run (30 s until 2026-12-02) only repeated the same interleavings.
-		FeedRun run = runWritersAgainstFeed(safe, Duration.ofSeconds(10));
+		FeedRun run = runWritersAgainstFeed(safe, WRITING);
 		assertThat(run.delivered).as("nothing delivered twice").doesNotHaveDuplicates();
 		assertEveryEventDelivered(run);
 		Map<String, Long> lastSeq = new HashMap<>();
@@ -219,7 +217,7 @@ class CassandraReadJournalIT {
 		FeedSettings sweepOnly = FeedSettings.DEFAULTS.withConsistencyWindow(Duration.ZERO)
 			.withBacktrackWindow(Duration.ofSeconds(10))
 			.withPageSize(200);
-		FeedRun run = runWritersAgainstFeed(sweepOnly, Duration.ofSeconds(10));
+		FeedRun run = runWritersAgainstFeed(sweepOnly, WRITING);
 		assertThat(run.delivered).as("nothing delivered twice").doesNotHaveDuplicates();
 		assertEveryEventDelivered(run);
 	}
@@ -229,7 +227,7 @@ class CassandraReadJournalIT {
 		FeedSettings unsafe = FeedSettings.DEFAULTS.withConsistencyWindow(Duration.ZERO)
 			.withBacktrackWindow(Duration.ZERO)
 			.withPageSize(200);
-		FeedRun run = runWritersAgainstFeed(unsafe, Duration.ofSeconds(10));
+		FeedRun run = runWritersAgainstFeed(unsafe, WRITING);
 		Set<String> missed = new HashSet<>(run.appended);
 		missed.removeAll(run.delivered);
 		assertThat(missed).as("late events the head read passed").isNotEmpty();
@@ -310,6 +308,14 @@ class CassandraReadJournalIT {
 	 * the head still passes every late batch many times over.
 	 */
 	private static final Duration FAST_WRITER_PACE = Duration.ofMillis(10);
+
+	/**
+	 * How long the writers of the three unbucketed feed runs write: about 3,000 events from the fast writers and
+	 * a dozen late batches from the slow ones, each passed by the head. Until 2026-12-02 30 s for the first run
+	 * and 10 s for the others: more of the same interleavings. (The bucketed run keeps 10 s: at 60 times real time
+	 * that is about ten minute buckets, of which it must cross at least five.)
+	 */
+	private static final Duration WRITING = Duration.ofSeconds(6);
 
 	/**
 	 * 8 writers on their own persistenceIds append tagged events; 3 of them write their batches 1.5 s after
