@@ -28,11 +28,11 @@ import io.cassandrajournal.state.CassandraDurableStateStore;
 
 /**
  * One instance of {@link FailoverWorkloads}, in its own JVM: shares the projection with the other instances
- * (default settings but {@link FailoverWorkloads#SEGMENTS} segments, default lease timing) and appends a line per
+ * (default settings but {@link FailoverWorkloads#SEGMENTS} segments, the lease timing it is given) and appends a line per
  * event its handler is called for ({@code epoch millis, persistenceId, sequenceNr}) to a file, one unbuffered
  * write per line, so that a SIGKILL loses at most the line being written. Runs until killed (bounded).
  * <p>
- * Arguments: host port keyspace tag instance-id handled-file.
+ * Arguments: host port keyspace tag instance-id handled-file lease-timeout-millis renew-interval-millis.
  */
 public final class FailoverInstanceMain {
 
@@ -54,7 +54,9 @@ public final class FailoverInstanceMain {
 			ProjectionEngine engine = ProjectionEngine.builder(journal)
 				.readJournal(CassandraReadJournal.create(journal, session, options, serializer))
 				.offsetStore(new DurableStateOffsetStore(CassandraDurableStateStore.create(session, options, serializer)))
-				.sharing(ProjectionSharing.create(session, options).withInstanceId(args[4]))
+				.sharing(ProjectionSharing.create(session, options)
+					.withInstanceId(args[4])
+					.withLeaseTiming(Duration.ofMillis(Long.parseLong(args[6])), Duration.ofMillis(Long.parseLong(args[7]))))
 				.build();
 			engine.register(Projection.byTag(FailoverWorkloads.PROJECTION, TagFilter.tag(args[3]), String.class,
 					(EventHandler<String>) (event) -> {

@@ -39,7 +39,8 @@ import io.cassandrajournal.state.CassandraDurableStateStore;
  * first event a new owner handled, per segment the killed instance held. Three instances
  * ({@link FailoverInstanceMain}, each its own JVM) share a by-tag projection of {@link #SEGMENTS} segments with the
  * default lease timing ({@link ProjectionSharing#DEFAULT_LEASE_TIMEOUT}, renewed every
- * {@link ProjectionSharing#DEFAULT_RENEW_INTERVAL}) and default projection settings, under continuous appends
+ * {@link ProjectionSharing#DEFAULT_RENEW_INTERVAL}; the smoke run {@link #SMOKE_LEASE_TIMEOUT}) and default
+ * projection settings, under continuous appends
  * from this JVM; the instance holding the most segments is killed with SIGKILL and started again (a new instance
  * id, as a restarted pod gets), {@link #kills} times, at least {@link #KILL_SPACING} apart and each once the
  * three instances share the segments again.
@@ -64,6 +65,14 @@ final class FailoverWorkloads {
 
 	static final Duration KILL_SPACING = Duration.ofSeconds(20);
 
+	/**
+	 * Lease timing of the smoke run (one kill, figures that mean nothing): 3 s / 1 s instead of the defaults, so
+	 * the kill's takeover costs the verify about 5 s instead of about 16 s. The full run keeps the defaults.
+	 */
+	static final Duration SMOKE_LEASE_TIMEOUT = Duration.ofSeconds(3);
+
+	static final Duration SMOKE_RENEW_INTERVAL = Duration.ofSeconds(1);
+
 	private static final String[] NAMES = { "a", "b", "c" };
 
 	private final Bench bench;
@@ -73,6 +82,10 @@ final class FailoverWorkloads {
 	private final CassandraJournalOptions options;
 
 	private final int kills;
+
+	private final Duration leaseTimeout;
+
+	private final Duration renewInterval;
 
 	private final String tag = "failover-" + System.nanoTime();
 
@@ -90,7 +103,10 @@ final class FailoverWorkloads {
 		this.bench = bench;
 		this.contactPoint = contactPoint;
 		this.options = options(reads.options().requireKeyspace());
-		this.kills = (bench.sizes().tagEvents() < Bench.Sizes.full().tagEvents()) ? 1 : 12;
+		boolean smoke = bench.sizes().tagEvents() < Bench.Sizes.full().tagEvents();
+		this.kills = smoke ? 1 : 12;
+		this.leaseTimeout = smoke ? SMOKE_LEASE_TIMEOUT : ProjectionSharing.DEFAULT_LEASE_TIMEOUT;
+		this.renewInterval = smoke ? SMOKE_RENEW_INTERVAL : ProjectionSharing.DEFAULT_RENEW_INTERVAL;
 		try {
 			this.work = Files.createTempDirectory("bench-failover");
 		}
@@ -218,8 +234,7 @@ final class FailoverWorkloads {
 		String setup = String.format("3 instances (own JVMs), %d segments, lease timeout %d s, renew %d s, default "
 				+ "projection settings (poll 1 s, batch 100, backtrack 10 s); %d SIGKILLs of the instance holding most "
 				+ "segments, %d segment takeovers; %d events appended in %.0f s over %d entities, %d handled (%d distinct)",
-				SEGMENTS, ProjectionSharing.DEFAULT_LEASE_TIMEOUT.toSeconds(),
-				ProjectionSharing.DEFAULT_RENEW_INTERVAL.toSeconds(), kills.size(), lastToFirst.size(), appended, seconds,
+				SEGMENTS, this.leaseTimeout.toSeconds(), this.renewInterval.toSeconds(), kills.size(), lastToFirst.size(), appended, seconds,
 				ENTITIES, all.size(), distinct);
 		System.out.println("failover samples (s), last by dead owner to first by new owner: " + sorted(lastToFirst));
 		System.out.println("failover samples (s), kill to first by new owner: " + sorted(killToFirst));
@@ -350,7 +365,8 @@ final class FailoverWorkloads {
 		Process child = new ProcessBuilder(java, "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
 				System.getProperty("java.class.path"), FailoverInstanceMain.class.getName(),
 				this.contactPoint.getHostString(), Integer.toString(this.contactPoint.getPort()),
-				this.options.requireKeyspace(), this.tag, id, this.work.resolve(id + ".handled").toString())
+				this.options.requireKeyspace(), this.tag, id, this.work.resolve(id + ".handled").toString(),
+				Long.toString(this.leaseTimeout.toMillis()), Long.toString(this.renewInterval.toMillis()))
 			.redirectErrorStream(true)
 			.redirectOutput(output.toFile())
 			.start();

@@ -15,6 +15,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
@@ -199,7 +200,7 @@ class CassandraReadJournalIT {
 		FeedSettings safe = FeedSettings.DEFAULTS.withConsistencyWindow(Duration.ofSeconds(2))
 			.withBacktrackWindow(Duration.ofSeconds(10))
 			.withPageSize(200);
-		FeedRun run = runWritersAgainstFeed(safe, Duration.ofSeconds(30));
+		FeedRun run = runWritersAgainstFeed(safe, WRITING);
 		assertThat(run.delivered).as("nothing delivered twice").doesNotHaveDuplicates();
 		assertEveryEventDelivered(run);
 		Map<String, Long> lastSeq = new HashMap<>();
@@ -216,7 +217,7 @@ class CassandraReadJournalIT {
 		FeedSettings sweepOnly = FeedSettings.DEFAULTS.withConsistencyWindow(Duration.ZERO)
 			.withBacktrackWindow(Duration.ofSeconds(10))
 			.withPageSize(200);
-		FeedRun run = runWritersAgainstFeed(sweepOnly, Duration.ofSeconds(10));
+		FeedRun run = runWritersAgainstFeed(sweepOnly, WRITING);
 		assertThat(run.delivered).as("nothing delivered twice").doesNotHaveDuplicates();
 		assertEveryEventDelivered(run);
 	}
@@ -226,7 +227,7 @@ class CassandraReadJournalIT {
 		FeedSettings unsafe = FeedSettings.DEFAULTS.withConsistencyWindow(Duration.ZERO)
 			.withBacktrackWindow(Duration.ZERO)
 			.withPageSize(200);
-		FeedRun run = runWritersAgainstFeed(unsafe, Duration.ofSeconds(10));
+		FeedRun run = runWritersAgainstFeed(unsafe, WRITING);
 		Set<String> missed = new HashSet<>(run.appended);
 		missed.removeAll(run.delivered);
 		assertThat(missed).as("late events the head read passed").isNotEmpty();
@@ -301,8 +302,25 @@ class CassandraReadJournalIT {
 	}
 
 	/**
+	 * A fast writer's pace: at most one append per 10 ms (100 a second each, 500 for the five). Unpaced, they
+	 * appended as fast as the machine allowed (7,000 to 25,000 events in 10 s), and the single reader then spent
+	 * up to 20 s draining them: the run's length depended on the machine, not on the windows under test. Paced,
+	 * the head still passes every late batch many times over.
+	 */
+	private static final Duration FAST_WRITER_PACE = Duration.ofMillis(10);
+
+	/**
+	 * How long the writers of the three unbucketed feed runs write: about 3,000 events from the fast writers and
+	 * a dozen late batches from the slow ones, each passed by the head. Until 2026-12-02 30 s for the first run
+	 * and 10 s for the others: more of the same interleavings. (The bucketed run keeps 10 s: at 60 times real time
+	 * that is about ten minute buckets, of which it must cross at least five.)
+	 */
+	private static final Duration WRITING = Duration.ofSeconds(6);
+
+	/**
 	 * 8 writers on their own persistenceIds append tagged events; 3 of them write their batches 1.5 s after
-	 * stamping (more than the feed's poll interval). A live feed follows from the start of the tag.
+	 * stamping (more than the feed's poll interval), the other 5 at {@link #FAST_WRITER_PACE}. A live feed
+	 * follows from the start of the tag.
 	 */
 	private FeedRun runWritersAgainstFeed(FeedSettings settings, Duration duration) throws Exception {
 		return runWritersAgainstFeed(this.query, this.options, settings, duration,
@@ -324,10 +342,16 @@ class CassandraReadJournalIT {
 			writers.add(pool.submit(() -> {
 				FeedRunWriter writer = new FeedRunWriter(this.keyspace.session(), options, slow);
 				long seq = 0;
+				long next = System.nanoTime();
 				while (writing.get()) {
 					seq = result(writer.journal.append(pid, seq, List.of(EventToAppend.of(new Deposited(1), tag))))
 						.lastSequenceNr();
 					appended.add(pid + "#" + seq);
+					if (!slow) {
+						// Pacing of a load generator, not a wait for a condition.
+						next = Math.max(next + FAST_WRITER_PACE.toNanos(), System.nanoTime());
+						LockSupport.parkNanos(next - System.nanoTime());
+					}
 				}
 				return null;
 			}));

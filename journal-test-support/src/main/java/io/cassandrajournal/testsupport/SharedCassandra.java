@@ -38,7 +38,9 @@ public final class SharedCassandra {
 	 */
 	public static synchronized CassandraNode node() {
 		if (node == null) {
-			CassandraNode started = CassandraNode.builder().maxHeap("512m").build();
+			// Never killed (a test that stops it stops it gracefully), so schema changes need not be flushed one by
+			// one: every test class creates a keyspace and its tables.
+			CassandraNode started = CassandraNode.builder().maxHeap("512m").flushSchemaChanges(false).build();
 			started.start();
 			node = started;
 		}

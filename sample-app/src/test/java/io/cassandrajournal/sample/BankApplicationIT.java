@@ -106,22 +106,29 @@ class BankApplicationIT {
 		assertThat(deposit.getSet("tags", String.class)).containsExactly("account");
 	}
 
+	/**
+	 * Commands of the load run: 2,000 over 50 accounts from 8 clients (5,000 until 2026-12-02: the same contention
+	 * on the same accounts, two and a half times as long). Withdrawals over the balance are rejected: 5 % of 5,000,
+	 * 12 % of 2,000 (balances are low early in a run), so the meter floors below are half and two fifths.
+	 */
+	private static final int OPERATIONS = 2000;
+
 	@Test
-	void fiftyAccountsEightClientsFiveThousandOperationsLeaveReadModelsEqualToTheJournal() throws Exception {
+	void fiftyAccountsEightClientsTwoThousandOperationsLeaveReadModelsEqualToTheJournal() throws Exception {
 		double appendsBefore = meter("journal_appends_seconds_count");
 		double handledBefore = meter("persistence_projection_events_handled_total{application=\"bank-sample\",projection=\"balances\"}");
 		HttpRequest load = HttpRequest.newBuilder(uri("/load"))
 			.header("Content-Type", "application/json")
-			.POST(HttpRequest.BodyPublishers.ofString("{\"accounts\": 50, \"operations\": 5000, \"concurrency\": 8}"))
+			.POST(HttpRequest.BodyPublishers.ofString("{\"accounts\": 50, \"operations\": " + OPERATIONS + ", \"concurrency\": 8}"))
 			.build();
 		HttpResponse<String> response = this.client.send(load, HttpResponse.BodyHandlers.ofString());
 		assertThat(response.statusCode()).as(response.body()).isEqualTo(202);
-		// The run goes on in the background; GET /load shows its progress. 5,000 commands take 10-40 s here.
+		// The run goes on in the background; GET /load shows its progress. 2,000 commands take 5-20 s here.
 		await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
 			.until(() -> "COMPLETED".equals(get("/load").body().get("state")));
 		Map<String, Object> run = get("/load").body();
 		System.out.println("load: " + run);
-		assertThat(((Number) run.get("completed")).longValue()).isEqualTo(5000);
+		assertThat(((Number) run.get("completed")).longValue()).isEqualTo(OPERATIONS);
 		assertThat(((Number) run.get("failed")).longValue()).isZero();
 		Map<String, Long> journalFold = new HashMap<>();
 		for (int i = 0; i < 50; i++) {
@@ -149,9 +156,9 @@ class BankApplicationIT {
 		});
 		assertThat(journalFold.values()).allMatch((balance) -> balance >= 0);
 		assertThat(meter("journal_appends_seconds_count")).as("append meter moved under load")
-			.isGreaterThanOrEqualTo(appendsBefore + 5000 - 1000);
+			.isGreaterThanOrEqualTo(appendsBefore + OPERATIONS / 2);
 		assertThat(meter("persistence_projection_events_handled_total{application=\"bank-sample\",projection=\"balances\"}"))
-			.as("projection meter moved under load").isGreaterThan(handledBefore + 3000);
+			.as("projection meter moved under load").isGreaterThan(handledBefore + OPERATIONS * 2 / 5);
 	}
 
 	@Test

@@ -61,6 +61,9 @@ public final class JvmCommand {
 		if (spec.commitLogMode() == CommitLogMode.BATCH_SKIP_SYNC) {
 			command.add("-Dcassandra.skip_sync=true");
 		}
+		if (!spec.flushSchemaChanges()) {
+			command.add("-Dcassandra.test.flush_local_schema_changes=false");
+		}
 		Path dir = spec.directory().toAbsolutePath();
 		command.add("-Dcassandra.config=" + spec.configFile().toAbsolutePath().toUri());
 		command.add("-Dcassandra.storagedir=" + dir.resolve("data"));

@@ -25,11 +25,13 @@ import io.cassandrajournal.launcher.CommitLogMode;
  * @param startupTimeout how long {@code start()} waits for CQL to answer
  * @param javaExecutable the java binary of the child JVM
  * @param clientEncryption TLS for client connections, or {@code null} for plain connections
+ * @param flushSchemaChanges whether the schema tables are flushed after each schema change
+ * ({@code cassandra.test.flush_local_schema_changes})
  */
 public record NodeSpec(String clusterName, String host, int nativePort, int storagePort, String seeds,
 		String initialToken, Path directory, boolean temporary, String initialHeap, String maxHeap,
 		CommitLogMode commitLogMode, Duration ringDelay, boolean passwordAuthentication, Duration startupTimeout,
-		Path javaExecutable, ClientEncryption clientEncryption) {
+		Path javaExecutable, ClientEncryption clientEncryption, boolean flushSchemaChanges) {
 
 	/**
 	 * TLS on the native transport: every client must use it.

@@ -62,7 +62,7 @@ class JvmCommandTest {
 	static NodeSpec spec(Path dir) {
 		return new NodeSpec("test", "127.0.0.1", 9042, 7000, "127.0.0.1:7000", "0", dir, true, "256m", "512m",
 				CommitLogMode.PERIODIC, Duration.ofSeconds(1), false, Duration.ofMinutes(1),
-				JavaRuntime.resolveJavaExecutable(), null);
+				JavaRuntime.resolveJavaExecutable(), null, true);
 	}
 
 	private static void restore(String key, String value) {
