@@ -20,8 +20,10 @@ import org.slf4j.LoggerFactory;
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.entity.EntityRepository;
+import io.cassandrajournal.entity.EventsDeletedException;
 import io.cassandrajournal.entity.EventSourcedEntity;
 import io.cassandrajournal.journal.CassandraJournal;
+import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.projection.DurableStateOffsetStore;
 import io.cassandrajournal.projection.EventHandler;
@@ -30,6 +32,7 @@ import io.cassandrajournal.projection.ProjectionControl;
 import io.cassandrajournal.projection.ProjectionEngine;
 import io.cassandrajournal.projection.ProjectionSettings;
 import io.cassandrajournal.projection.ProjectionState;
+import io.cassandrajournal.projection.ProjectionStatus;
 import io.cassandrajournal.query.CassandraReadJournal;
 import io.cassandrajournal.query.TagFilter;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
@@ -140,6 +143,8 @@ class DeletedRangeProjectionIT {
 				.until(() -> handled.size() == 3 + 5);
 			assertThat(handled).containsExactly(1L, 2L, 3L, 11L, 12L, 13L, 14L, 15L);
 			assertThat(control.status().state()).isEqualTo(ProjectionState.RUNNING);
+			assertThat(control.status().deleted())
+				.isEqualTo(ProjectionStatus.DeletedEvents.byPersistenceId(id, new SequenceRange(4, 10)));
 		}
 		assertThat(logsAbout(id, Level.WARN)).as("no crash-gap warning (and so no seal) for a deleted range").isEmpty();
 		assertThat(logsAbout(id, Level.INFO)).filteredOn((e) -> e.getFormattedMessage().contains("deleted"))
@@ -181,6 +186,8 @@ class DeletedRangeProjectionIT {
 			assertThat(control.status().state()).isEqualTo(ProjectionState.RUNNING);
 			await().alias("the dropped range reported").atMost(Duration.ofSeconds(10))
 				.until(() -> !logsAbout(tag, Level.INFO).isEmpty());
+			assertThat(control.status().deleted())
+				.isEqualTo(ProjectionStatus.DeletedEvents.byTag(tag, Instant.parse("2026-02-01T08:02:00Z")));
 		}
 		assertThat(logsAbout(tag, Level.INFO)).singleElement()
 			.satisfies((e) -> assertThat(e.getFormattedMessage()).contains("'dropped'")
@@ -216,6 +223,7 @@ class DeletedRangeProjectionIT {
 			result(control.start());
 			result(journal.append(id, 4, deposits(1, tag)));
 			await().atMost(Duration.ofSeconds(30)).until(() -> handled.size() == 5);
+			assertThat(control.status().deleted()).isNull();
 		}
 		assertThat(logsAbout(tag, Level.INFO)).as("a cursor past the dropped range: nothing to report").isEmpty();
 	}
@@ -258,6 +266,7 @@ class DeletedRangeProjectionIT {
 		result(journal.deleteTo(id, 10));
 		EntityRepository<Long, AccountEvent> repository = EntityRepository.create(journal, null, new Account(0), 0);
 		assertThatThrownBy(() -> result(repository.load(id), Duration.ofSeconds(10)))
+			.isInstanceOf(EventsDeletedException.class)
 			.hasMessageContaining(id)
 			.hasMessageContaining("1..10")
 			.hasMessageContaining("deleted");
