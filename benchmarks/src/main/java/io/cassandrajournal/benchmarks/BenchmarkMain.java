@@ -25,7 +25,7 @@ import io.cassandrajournal.serialization.JacksonEventSerializer;
  * Arguments: {@code --full} (the default: 3 rounds, sizes from the issue) or {@code --smoke} (seconds);
  * {@code --contact-points host:port[,..]} and {@code --datacenter dc} to use a running cluster instead of
  * starting a node; {@code --output dir} (default {@code benchmarks/results}); {@code --only group,..} (groups
- * {@code appends}, {@code reads}, {@code projection}, {@code scaling}) or {@code --workloads name,..} (workload
+ * {@code appends}, {@code reads}, {@code projection}, {@code scaling}, {@code retention}) or {@code --workloads name,..} (workload
  * names as in the table, such as {@code replay-100k,tag-walk}) to run part of it; {@code --rounds n} to change
  * the number of rounds. A partial run writes {@code partial.json}.
  */
@@ -169,6 +169,9 @@ public final class BenchmarkMain {
 			if (selected("projection", "projection-failover")) {
 				results.addAll(new FailoverWorkloads(bench, reads, points.get(0)).failover().stream().map(BenchmarkMain::log)
 					.toList());
+			}
+			if (selected("retention", "cleanup", "cleanup-disk-freed", "cleanup-disk-freed-no-grace")) {
+				new CleanupWorkloads(bench, node).cleanup().forEach((r) -> results.add(log(r)));
 			}
 			List<double[]> curve = new ArrayList<>();
 			if (selected("scaling", "scaling")) {

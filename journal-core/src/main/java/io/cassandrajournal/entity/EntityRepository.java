@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.JournalSerializationException;
 import io.cassandrajournal.internal.Errors;
+import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.JournalConcurrencyException;
@@ -39,6 +40,11 @@ import io.cassandrajournal.snapshot.SnapshotStore;
  * (bounded by the journal's in-flight wait, default 30 s), and only numbers still missing after that are
  * stepped over as a crash gap. The state is labelled with what it folded, so it is never cached, snapshotted or
  * appended to as if it were newer.
+ * <p>
+ * <b>Never without deleted events.</b> A load whose fold would start below the journal's deletion mark (events a
+ * {@code deleteTo} or a retention cleanup removed, with no readable snapshot at or after them) fails with
+ * {@link EventsDeletedException}, naming the entity and the deleted range, instead of folding a partial state
+ * (docs/reliability.md, finding 19).
  * <p>
  * <b>Threads.</b> Commands, {@link EventSourcedEntity#applyEvent} and {@link EventSourcedEntity#tagsFor} run on
  * the repository's executor ({@link #withExecutor(Executor)}), never on a Cassandra driver I/O thread, so a
@@ -264,6 +270,11 @@ public final class EntityRepository<S, E> {
 		return this.journal
 			.replayContiguous(persistenceId, first, last, this.entity.eventType(), (event) -> events.add(event.payload()))
 			.thenApplyAsync((replayed) -> {
+				SequenceRange deleted = replayed.deleted();
+				if (deleted != null) {
+					// Events a cleanup deleted and no snapshot covers: a fold without them is wrong (finding 19).
+					throw new EventsDeletedException(persistenceId, deleted, from.sequenceNr());
+				}
 				S state = from.state();
 				for (E event : events) {
 					state = this.entity.applyEvent(state, event);

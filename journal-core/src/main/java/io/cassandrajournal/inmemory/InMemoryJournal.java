@@ -23,6 +23,7 @@ import io.cassandrajournal.internal.Utf8Order;
 import io.cassandrajournal.journal.AppendListener;
 import io.cassandrajournal.journal.AppendResult;
 import io.cassandrajournal.journal.ConsistencyReport;
+import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.JournalConcurrencyException;
@@ -137,14 +138,28 @@ public final class InMemoryJournal implements Journal {
 		return replay(persistenceId, fromSequenceNr, toSequenceNr, null, consumer);
 	}
 
-	/** Never waits: events here are visible the moment their append completes, and no claim outlives its append. */
+	/**
+	 * Never waits: events here are visible the moment their append completes, and no claim outlives its append.
+	 * Numbers up to how far {@link #deleteTo} deleted are reported as deleted, as the Cassandra journal does.
+	 */
 	@Override
 	public <E> CompletionStage<ReplayResult> replayContiguous(String persistenceId, long fromSequenceNr,
 			long toSequenceNr, Class<E> payloadType, Consumer<? super PersistentEvent<E>> consumer) {
+		Stream stream = this.streams.get(persistenceId);
+		long deletedTo;
+		if (stream == null) {
+			deletedTo = 0;
+		}
+		else {
+			synchronized (stream) {
+				deletedTo = stream.deletedTo;
+			}
+		}
+		SequenceRange deleted = (deletedTo >= fromSequenceNr) ? new SequenceRange(fromSequenceNr, deletedTo) : null;
 		return highestSequenceNr(persistenceId).thenCompose((head) -> {
 			long upper = Math.min(toSequenceNr, head);
-			return replay(persistenceId, fromSequenceNr, upper, payloadType, consumer)
-				.thenApply((last) -> new ReplayResult(last, Math.max(fromSequenceNr - 1, upper), head, List.of()));
+			return replay(persistenceId, fromSequenceNr, upper, payloadType, consumer).thenApply(
+					(last) -> new ReplayResult(last, Math.max(fromSequenceNr - 1, upper), head, List.of(), false, deleted));
 		});
 	}
 
@@ -182,6 +197,7 @@ public final class InMemoryJournal implements Journal {
 		if (stream != null) {
 			synchronized (stream) {
 				stream.rows.headMap(toSequenceNr, true).clear();
+				stream.deletedTo = Math.max(stream.deletedTo, Math.min(toSequenceNr, stream.head));
 			}
 		}
 		return CompletableFuture.completedFuture(null);
@@ -226,6 +242,9 @@ public final class InMemoryJournal implements Journal {
 		private final NavigableMap<Long, Row> rows = new TreeMap<>();
 
 		private long head;
+
+		/** How far deleteTo deleted: the Cassandra journal's deletion mark. */
+		private long deletedTo;
 
 	}
 

@@ -89,8 +89,8 @@ public final class CassandraJournal implements Journal {
 		this.statements = new JournalStatements(session, options);
 		this.writer = new AppendWriter(session, options, this.statements);
 		this.reader = new EventReader(session, options, this.statements, serializer);
-		this.contiguous = new ContiguousReplay(session, options, this.reader);
 		DeletionMarks marks = new DeletionMarks(session, options);
+		this.contiguous = new ContiguousReplay(session, options, this.reader, marks);
 		this.checker = new ConsistencyChecker(session, this.statements, this.reader, marks);
 		this.deleter = new EventDeleter(session, options, this.statements, this.reader, marks);
 		this.persistenceIds = new PersistenceIdReader(session, options);

@@ -48,6 +48,12 @@ import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
  * an {@code in-flight-wait} of zero nothing waits and nothing
  * is sealed (the behaviour of plain replays). A gap this journal sealed before is stepped over without writing its
  * seal again (the seal's bounded memo, {@link Seal#sealedBefore}).
+ * <p>
+ * <b>A deleted range is not a hole</b> (docs/reliability.md, finding 19): at the first missing number it meets, a
+ * replay reads the entity's {@linkplain DeletionMarks deletion mark} (once per replay; a replay without a missing
+ * number reads nothing more) and skips the numbers from its first up to the mark at once (no wait, no seal),
+ * reporting them as {@link ReplayResult#deleted()}; then it reads again from after them. Numbers a {@code deleteTo}
+ * still in progress has deleted (its mark is written last) are still taken for a hole.
  */
 final class ContiguousReplay {
 
@@ -57,14 +63,19 @@ final class ContiguousReplay {
 
 	private final EventReader reader;
 
+	/** deleteTo's marks: numbers up to an entity's mark are deleted, not in flight. */
+	private final DeletionMarks marks;
+
 	private final WarnOnce gapWarnings = new WarnOnce(10_000);
 
 	/** The seal of a stepped-over gap, with its memo of gaps sealed before; null with an in-flight wait of zero. */
 	private final @Nullable Seal seal;
 
-	public ContiguousReplay(CqlSession session, CassandraJournalOptions options, EventReader reader) {
+	public ContiguousReplay(CqlSession session, CassandraJournalOptions options, EventReader reader,
+			DeletionMarks marks) {
 		this.options = options;
 		this.reader = reader;
+		this.marks = marks;
 		String unsafe = options.inFlightWait().isZero() ? null : SealConditions.unsafe(session, options);
 		if (unsafe != null) {
 			logger.warn("Crash gaps are stepped over after the in-flight wait of {} but not sealed: {}. A logged batch "
@@ -122,6 +133,15 @@ final class ContiguousReplay {
 		 */
 		private boolean sealAtEnd;
 
+		/** The numbers from the first up to deleteTo's mark, skipped as deleted; null if none. */
+		private @Nullable SequenceRange deleted;
+
+		/** Whether deleteTo's mark was read (at the first missing number met; finding 19). */
+		private boolean markRead;
+
+		/** Whether reading stopped at a missing number to read the mark first. */
+		private boolean markNeeded;
+
 		Run(String persistenceId, long from, long to, @Nullable Class<E> type, Consumer<? super PersistentEvent<E>> consumer) {
 			this.persistenceId = persistenceId;
 			this.type = type;
@@ -141,6 +161,10 @@ final class ContiguousReplay {
 					return done();
 				}
 				return readPartitions(ContiguousReplay.this.reader.partitionOf(this.next)).thenCompose((stopped) -> {
+					if (this.markNeeded || (this.toSeal == null && !stopped && this.next <= this.upper && !this.markRead)) {
+						// A missing number: deleted by a completed deleteTo, or a hole? The mark says; then read again.
+						return readMark().thenCompose((ignored) -> round());
+					}
 					if (this.toSeal == null && !stopped && this.next <= this.upper) {
 						// Missing at the end: claimed no later than the head's updated_at.
 						stopped = !settle(this.upper, head.claimedAt());
@@ -157,7 +181,22 @@ final class ContiguousReplay {
 
 		private CompletionStage<ReplayResult> done() {
 			return CompletableFuture.completedFuture(
-					new ReplayResult(this.last, this.next - 1, this.head, this.crashGaps, !this.unsealed));
+					new ReplayResult(this.last, this.next - 1, this.head, this.crashGaps, !this.unsealed, this.deleted));
+		}
+
+		/**
+		 * Reads deleteTo's mark and skips the numbers up to it (completed deletions only: the mark is written last):
+		 * deleted, so not waited for and not sealed; reading goes on after them (or after the replay's last, if lower).
+		 */
+		private CompletionStage<Void> readMark() {
+			return ContiguousReplay.this.marks.deletedTo(this.persistenceId).thenAccept((mark) -> {
+				this.markRead = true;
+				this.markNeeded = false;
+				if (mark >= this.next) {
+					this.deleted = new SequenceRange(this.next, mark);
+					this.next = Math.min(mark, this.upper) + 1;
+				}
+			});
 		}
 
 		private CompletionStage<ReplayResult> later() {
@@ -178,6 +217,11 @@ final class ContiguousReplay {
 		/** @return false to stop before this row: a missing number below it is still in flight */
 		private boolean accept(Row row) {
 			long sequenceNr = RowValues.bigint(row, 0);
+			if (sequenceNr > this.next && !this.markRead) {
+				// Missing in the middle: read deleteTo's mark first (finding 19).
+				this.markNeeded = true;
+				return false;
+			}
 			if (sequenceNr > this.next) {
 				// Missing in the middle: claimed no later than this event, stamped at its claim.
 				if (!settle(sequenceNr - 1, RowValues.bigint(row, 1)) || this.toSeal != null) {

@@ -72,7 +72,9 @@ public interface Journal {
 	 * event's time stamp, or the head's {@code updated_at} for missing numbers at the end). What is still
 	 * missing after that is a crash gap: stepped over, logged once, reported in the result (and by
 	 * {@link #checkConsistency}). Events are delivered in order, and an event is never delivered before a
-	 * missing number below it is either visible or declared a crash gap.
+	 * missing number below it is either visible or declared a crash gap. Numbers at or below the entity's deletion
+	 * mark (how far {@link #deleteTo} has completed) are deleted, not in flight: they are skipped at once, never
+	 * waited for, and reported as {@link ReplayResult#deleted()} (docs/reliability.md, finding 19).
 	 * @param <E> the payload type
 	 * @param persistenceId the entity's id
 	 * @param fromSequenceNr the first sequence number wanted (inclusive, at least 1)
@@ -80,8 +82,8 @@ public interface Journal {
 	 * @param payloadType the type payloads are read as
 	 * @param consumer called once per event, in order, never concurrently; on a driver thread in the
 	 * Cassandra implementation, so it must not block
-	 * @return what was covered: every number up to {@link ReplayResult#coveredTo()} was delivered or is a crash
-	 * gap, and {@code coveredTo} is {@code min(toSequenceNr, head)} (or {@code fromSequenceNr - 1} if that is
+	 * @return what was covered: every number up to {@link ReplayResult#coveredTo()} was delivered, is a crash
+	 * gap or is deleted, and {@code coveredTo} is {@code min(toSequenceNr, head)} (or {@code fromSequenceNr - 1} if that is
 	 * lower)
 	 */
 	<E> CompletionStage<ReplayResult> replayContiguous(String persistenceId, long fromSequenceNr, long toSequenceNr,

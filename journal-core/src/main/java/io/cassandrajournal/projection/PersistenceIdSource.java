@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +32,8 @@ import io.cassandrajournal.query.TagOffset;
  * journal sealed ({@link ReplayResult#crashGapsSealed()}, docs/reliability.md finding 13) is stepped over at the
  * end of the stream too: its seal shadows any batch of its claim as long as the writers' clocks agree to within
  * the in-flight wait, and the rate-limited re-read of kept gaps stays the second line of defence for a writer
- * whose clock ran ahead.
+ * whose clock ran ahead. Numbers the journal reports deleted ({@link ReplayResult#deleted()}: the cursor was behind a
+ * {@code deleteTo}) are stepped over at once and reported ({@link #deleted()}; docs/reliability.md, finding 19).
  */
 final class PersistenceIdSource implements ProjectionSource {
 
@@ -57,8 +59,11 @@ final class PersistenceIdSource implements ProjectionSource {
 
 	private long beforeBatch;
 
-	/** Every sequence number up to it was delivered in a batch or stepped over as a crash gap. */
+	/** Every sequence number up to it was delivered in a batch, stepped over as a crash gap or is deleted. */
 	private long coveredTo;
+
+	/** The latest deleted range a replay reported, if any. */
+	private ProjectionStatus.@Nullable DeletedEvents deleted;
 
 	/** With the default window and its own memory of stepped-over gaps (tests). */
 	PersistenceIdSource(Journal journal, String persistenceId, TagOffset start, int pageSize) {
@@ -97,6 +102,12 @@ final class PersistenceIdSource implements ProjectionSource {
 				this.late = late;
 				this.batch = events;
 				long covered = Math.max(from - 1, replayed.coveredTo());
+				SequenceRange deletedRange = replayed.deleted();
+				if (deletedRange != null) {
+					// Deleted, not in flight: stepped over up to the mark, which may lie beyond this page.
+					covered = Math.max(covered, Math.min(deletedRange.to(), replayed.head()));
+					this.deleted = ProjectionStatus.DeletedEvents.byPersistenceId(this.persistenceId, deletedRange);
+				}
 				long delivered = events.isEmpty() ? from - 1 : events.get(events.size() - 1).sequenceNr();
 				boolean caughtUp = covered >= replayed.head();
 				if (caughtUp && covered > delivered && !replayed.crashGapsSealed()) {
@@ -221,6 +232,11 @@ final class PersistenceIdSource implements ProjectionSource {
 	@Override
 	public boolean concerns(AppendResult result) {
 		return result.persistenceId().equals(this.persistenceId);
+	}
+
+	@Override
+	public ProjectionStatus.@Nullable DeletedEvents deleted() {
+		return this.deleted;
 	}
 
 }

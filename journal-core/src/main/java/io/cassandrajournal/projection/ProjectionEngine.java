@@ -218,8 +218,10 @@ public final class ProjectionEngine implements AutoCloseable {
 				throw new IllegalArgumentException("projection '" + projection.name()
 						+ "' reads by tag, which needs a read journal: builder.readJournal(...)");
 			}
-			sources = (offset) -> new TagFeedSource(
-					query.liveEventsByTag(projection.tagFilter(), offset, projection.settings().feed()));
+			// Wrapped: a cursor before a range retention dropped with the tag's buckets is reported (finding 19).
+			sources = (offset) -> new DroppedBucketCheck(new TagFeedSource(
+					query.liveEventsByTag(projection.tagFilter(), offset, projection.settings().feed())),
+					projection.tagFilter(), offset, query, this.clock);
 		}
 		else {
 			// One memory of stepped-over gaps per projection: its runner creates a new source after a failed batch.

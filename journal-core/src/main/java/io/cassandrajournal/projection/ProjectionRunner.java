@@ -86,6 +86,9 @@ final class ProjectionRunner<E> implements ProjectionControl {
 	/** Whether an append of this process concerned the source while the batch in flight ran: read again at once. */
 	private boolean wokenDuringBatch;
 
+	/** The latest range a cleanup deleted before a source read it (finding 19), kept across sources. */
+	private ProjectionStatus.@Nullable DeletedEvents deleted;
+
 	ProjectionRunner(Projection<E> projection, Function<TagOffset, ProjectionSource> sources, OffsetStore offsets,
 			@Nullable DeadLetterQueue deadLetters, Consumer<DeadLetter> deadLetterListener, EventSerializer serializer,
 			ProjectionMetrics metrics, RetryScheduler retries, ScheduledExecutorService executor, Clock clock) {
@@ -137,7 +140,21 @@ final class ProjectionRunner<E> implements ProjectionControl {
 		}
 		return new ProjectionStatus(this.id, this.run.state(), stored, this.failures.handled(),
 				this.failures.skipped(), this.failures.lastEventTimestamp(), this.lag.lag(), this.lag.lagEvents(),
-				this.run.lastError(), this.failures.lastHandled());
+				this.run.lastError(), this.failures.lastHandled(), deletedEvents());
+	}
+
+	private synchronized ProjectionStatus.@Nullable DeletedEvents deletedEvents() {
+		return this.deleted;
+	}
+
+	/** After a poll: one INFO line for each new range a cleanup deleted before the source read it. */
+	private void noteDeleted(ProjectionSource current) {
+		ProjectionStatus.DeletedEvents found = current.deleted();
+		if (found != null && !found.equals(this.deleted)) {
+			this.deleted = found;
+			logger.info("Projection '{}' ({}): {} (docs/reliability.md, finding 19)", this.id.name(), this.id.key(),
+					found.describe());
+		}
 	}
 
 	/** @return the batch in flight, or a completed stage between batches */
@@ -475,6 +492,7 @@ final class ProjectionRunner<E> implements ProjectionControl {
 					next = this.settings.pollInterval().toMillis();
 				}
 				else if (this.run.active() && read != null) {
+					noteDeleted(current);
 					this.lag.batchEnded(read.events(), read.caughtUp(), handled, this.failures.lastEventTimestamp(),
 							this.offset, this.source);
 					next = (read.caughtUp() && !this.wokenDuringBatch) ? this.settings.pollInterval().toMillis() : 0;

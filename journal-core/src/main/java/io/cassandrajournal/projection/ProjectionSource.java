@@ -3,6 +3,8 @@ package io.cassandrajournal.projection;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
+import org.jspecify.annotations.Nullable;
+
 import io.cassandrajournal.journal.AppendResult;
 import io.cassandrajournal.journal.PersistentEvent;
 import io.cassandrajournal.query.TagOffset;
@@ -35,6 +37,14 @@ interface ProjectionSource {
 	 * @return whether it may concern this source (to wake the projection)
 	 */
 	boolean concerns(AppendResult result);
+
+	/**
+	 * @return the latest range of events this source found deleted by a cleanup before it read them (finding 19),
+	 * or {@code null}
+	 */
+	default ProjectionStatus.@Nullable DeletedEvents deleted() {
+		return null;
+	}
 
 	/**
 	 * @param events the events

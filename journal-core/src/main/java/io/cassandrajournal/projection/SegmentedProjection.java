@@ -240,8 +240,8 @@ final class SegmentedProjection<E> implements ProjectionControl {
 
 	/**
 	 * The projection's status over the segments this instance runs: the worst state, the lowest cursor, the sums
-	 * of events handled and skipped, the highest lag. An instance that runs no segment (others own them all)
-	 * reports RUNNING while started.
+	 * of events handled and skipped, the highest lag, the first deleted range a segment reports. An instance that
+	 * runs no segment (others own them all) reports RUNNING while started.
 	 */
 	@Override
 	public ProjectionStatus status() {
@@ -261,7 +261,8 @@ final class SegmentedProjection<E> implements ProjectionControl {
 				each.stream().mapToLong(ProjectionStatus::lagEvents).max().orElse(0),
 				each.stream().map(ProjectionStatus::lastError).filter(Objects::nonNull).findFirst().orElse(null),
 				each.stream().map(ProjectionStatus::lastHandled).filter(Objects::nonNull)
-					.max(Comparator.comparing(ProjectionStatus.HandledEvent::timestamp)).orElse(null));
+					.max(Comparator.comparing(ProjectionStatus.HandledEvent::timestamp)).orElse(null),
+				each.stream().map(ProjectionStatus::deleted).filter(Objects::nonNull).findFirst().orElse(null));
 	}
 
 	private static int severity(ProjectionState state) {

@@ -2,6 +2,8 @@ package io.cassandrajournal.projection;
 
 import java.util.concurrent.CompletionStage;
 
+import org.jspecify.annotations.Nullable;
+
 import io.cassandrajournal.journal.AppendResult;
 import io.cassandrajournal.query.TagOffset;
 
@@ -49,6 +51,11 @@ final class SliceFilter implements ProjectionSource {
 	@Override
 	public boolean concerns(AppendResult result) {
 		return this.range.contains(result.persistenceId()) && this.source.concerns(result);
+	}
+
+	@Override
+	public ProjectionStatus.@Nullable DeletedEvents deleted() {
+		return this.source.deleted();
 	}
 
 }

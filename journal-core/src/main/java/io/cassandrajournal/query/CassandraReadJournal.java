@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
@@ -12,6 +13,8 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.TagBucketing;
+import io.cassandrajournal.internal.DroppedBucketMarks;
 import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.internal.JournalTables;
 import io.cassandrajournal.internal.RawEvents;
@@ -53,6 +56,9 @@ public final class CassandraReadJournal implements ReadJournal {
 
 	private final java.time.Clock clock;
 
+	/** With a bucketed tag index: how far retention dropped each tag's buckets. */
+	private final @Nullable DroppedBucketMarks dropMarks;
+
 	private CassandraReadJournal(Journal journal, CqlSession session, CassandraJournalOptions options,
 			EventSerializer serializer) {
 		this.journal = journal;
@@ -64,6 +70,8 @@ public final class CassandraReadJournal implements ReadJournal {
 		this.lateTagRows = (options.useTagIndex() && SealConditions.hold(session, options))
 				? new LateTagRows(session, options) : null;
 		this.scanReader = new JournalScanReader(session, options);
+		this.dropMarks = (options.useTagIndex() && options.tagBucketing() != TagBucketing.NONE)
+				? new DroppedBucketMarks(session, options) : null;
 	}
 
 	/**
@@ -206,6 +214,19 @@ public final class CassandraReadJournal implements ReadJournal {
 	@Override
 	public LivePersistenceIds livePersistenceIds() {
 		return new LivePersistenceIds(this.journal, this.options.pageSize());
+	}
+
+	/**
+	 * How far a retention cleanup dropped the tag's buckets ({@code JournalCleanup.dropTagBuckets}; bucketed tag
+	 * index only): one single-row read.
+	 * @param tag the tag
+	 * @return events of the tag stamped before this instant may have been dropped; empty if none were
+	 */
+	@Override
+	public CompletionStage<Optional<Instant>> tagDroppedBefore(String tag) {
+		DroppedBucketMarks marks = this.dropMarks;
+		return (marks == null) ? CompletableFuture.completedFuture(Optional.empty())
+				: Errors.translating(marks.droppedBefore(tag), "Reading the dropped buckets of tag", tag);
 	}
 
 	/** @return the journal this reads */

@@ -1,8 +1,11 @@
 package io.cassandrajournal.query;
 
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
@@ -82,6 +85,16 @@ public interface ReadJournal {
 	 * that appeared since
 	 */
 	LivePersistenceIds livePersistenceIds();
+
+	/**
+	 * How far a retention cleanup dropped a tag's index (bucketed tag index only; docs/reliability.md, finding 19):
+	 * a tag query or feed reading from before the returned instant may miss events stamped before it.
+	 * @param tag the tag
+	 * @return the end of the newest bucket dropped, or empty if none was (the default: nothing is dropped)
+	 */
+	default CompletionStage<Optional<Instant>> tagDroppedBefore(String tag) {
+		return CompletableFuture.completedFuture(Optional.empty());
+	}
 
 	/** @return the journal this reads */
 	Journal journal();

@@ -73,7 +73,8 @@ final class CleanupStatements {
 			String data = ks + "." + o.tagIndexDataTable();
 			String buckets = ks + "." + o.tagBucketsTable();
 			this.tagsWithBuckets = s.read("SELECT DISTINCT tag FROM " + buckets);
-			this.bucketsBefore = s.read("SELECT bucket FROM " + buckets + " WHERE tag = ? AND bucket < ?");
+			// From 0: negative buckets are drop marks (internal.DroppedBucketMarks), not buckets.
+			this.bucketsBefore = s.read("SELECT bucket FROM " + buckets + " WHERE tag = ? AND bucket >= 0 AND bucket < ?");
 			this.deleteBucketData = s.write("DELETE FROM " + data + " WHERE tag = ? AND bucket = ?");
 			this.deleteBucketListed = s.write("DELETE FROM " + buckets + " WHERE tag = ? AND bucket = ?");
 		}

@@ -1,8 +1,11 @@
 package io.cassandrajournal.retention;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -16,6 +19,7 @@ import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.internal.AppendValidation;
 import io.cassandrajournal.internal.AsyncPaging;
+import io.cassandrajournal.internal.DroppedBucketMarks;
 import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.journal.CassandraJournal;
 
@@ -48,11 +52,16 @@ public final class JournalCleanup {
 
 	private final CleanupStatements statements;
 
+	/** With a bucketed tag index whose bucket list exists. */
+	private final @Nullable DroppedBucketMarks dropMarks;
+
 	private JournalCleanup(CqlSession session, CassandraJournal journal) {
 		this.session = session;
 		this.journal = journal;
 		this.options = journal.options();
 		this.statements = new CleanupStatements(session, this.options);
+		this.dropMarks = (this.statements.deleteBucketListed != null) ? new DroppedBucketMarks(session, this.options)
+				: null;
 	}
 
 	/**
@@ -228,25 +237,37 @@ public final class JournalCleanup {
 	/**
 	 * Drops whole buckets of the bucketed tag index: one partition deletion each (a single tombstone, not one per
 	 * row), then the bucket's entry in the bucket list. The events stay in the journal; a tag query or tag
-	 * projection reading from before the newest dropped bucket no longer sees their events.
+	 * projection reading from before the newest dropped bucket no longer sees their events. Before dropping a tag's
+	 * buckets, records how far they reach (the end of its newest dropped bucket; {@link DroppedBucketMarks}), so a
+	 * tag projection whose cursor lies before it reports the dropped range (docs/reliability.md, finding 19). The mark
+	 * goes first: a drop that fails part-way may be reported before it completes, never missed silently.
 	 * @param buckets the buckets, as {@link #planTagBuckets} lists them
 	 * @return completes when dropped
 	 */
 	public CompletionStage<Void> dropTagBuckets(List<TagBucket> buckets) {
 		PreparedStatement data = this.statements.deleteBucketData;
 		PreparedStatement listed = this.statements.deleteBucketListed;
+		DroppedBucketMarks marks = this.dropMarks;
 		if (buckets.isEmpty()) {
 			return CompletableFuture.completedFuture(null);
 		}
-		if (data == null || listed == null) {
+		if (data == null || listed == null || marks == null) {
 			return CompletableFuture.failedFuture(
 					new IllegalStateException("no bucketed tag index (tag-bucketing is NONE or the tag index is off)"));
 		}
+		Map<String, Instant> reach = new LinkedHashMap<>();
+		Duration size = this.options.tagBucketing().size();
+		for (TagBucket bucket : buckets) {
+			reach.merge(bucket.tag(), bucket.start().plus(size), (a, b) -> a.isAfter(b) ? a : b);
+		}
+		Map<String, CompletableFuture<Void>> marked = new LinkedHashMap<>();
+		reach.forEach((tag, before) -> marked.put(tag, marks.mark(tag, before).toCompletableFuture()));
 		List<CompletableFuture<?>> drops = new ArrayList<>(buckets.size());
 		for (TagBucket bucket : buckets) {
 			long start = bucket.start().toEpochMilli();
-			// Data first: a failure leaves a listed bucket that reads empty, never rows no list finds.
-			drops.add(execute(data.bind(bucket.tag(), start))
+			// Mark, then data: a failure leaves a listed bucket that reads empty, never rows no list finds.
+			drops.add(marked.get(bucket.tag())
+				.thenCompose((ignored) -> execute(data.bind(bucket.tag(), start)))
 				.thenCompose((ignored) -> execute(listed.bind(bucket.tag(), start))));
 		}
 		return Errors.translating(CompletableFuture.allOf(drops.toArray(CompletableFuture[]::new)),

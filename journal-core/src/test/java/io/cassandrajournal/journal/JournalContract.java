@@ -143,6 +143,33 @@ public abstract class JournalContract {
 	}
 
 	@Test
+	void aContiguousReplayFromBelowTheDeletionMarkReportsTheDeletedRangeAndSkipsIt() {
+		String id = newId();
+		List<EventToAppend> eight = new ArrayList<>();
+		for (int i = 1; i <= 8; i++) {
+			eight.add(EventToAppend.of(new Deposited(i)));
+		}
+		result(journal().append(id, 0, eight));
+		result(journal().deleteTo(id, 5));
+		List<Long> seen = new ArrayList<>();
+		ReplayResult all = result(journal().replayContiguous(id, 2, Long.MAX_VALUE, AccountEvent.class,
+				(event) -> seen.add(event.sequenceNr())), java.time.Duration.ofSeconds(10));
+		assertThat(seen).containsExactly(6L, 7L, 8L);
+		assertThat(all.deleted()).isEqualTo(new ConsistencyReport.SequenceRange(2, 5));
+		assertThat(all.crashGaps()).isEmpty();
+		assertThat(all.coveredTo()).isEqualTo(8);
+		// A replay that ends inside the deleted range reports all of it and covers only its own range.
+		ReplayResult part = result(journal().replayContiguous(id, 1, 3, AccountEvent.class, (event) -> seen.add(0L)),
+				java.time.Duration.ofSeconds(10));
+		assertThat(part.deleted()).isEqualTo(new ConsistencyReport.SequenceRange(1, 5));
+		assertThat(part.coveredTo()).isEqualTo(3);
+		ReplayResult above = result(journal().replayContiguous(id, 6, Long.MAX_VALUE, AccountEvent.class,
+				(event) -> { }), java.time.Duration.ofSeconds(10));
+		assertThat(above.deleted()).isNull();
+		assertThat(seen).containsExactly(6L, 7L, 8L);
+	}
+
+	@Test
 	void consistencyCheckOfAHealthyEntityReportsNoGap() {
 		String id = newId();
 		result(journal().append(id, 0, List.of(EventToAppend.of(new Opened()), EventToAppend.of(new Deposited(3)))));

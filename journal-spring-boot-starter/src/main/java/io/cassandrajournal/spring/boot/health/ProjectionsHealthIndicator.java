@@ -40,7 +40,8 @@ import io.cassandrajournal.query.TagOffset;
  * time, so a probe may see it DOWN until then (about one renewal interval). The projections are read concurrently
  * (at most 8 at a time) and the probe waits 5 s at most for all of them; a read that failed or did not answer in
  * time is reported under {@code segmentsError} (by projection) without changing the status (the journal's own
- * health covers Cassandra).
+ * health covers Cassandra). A projection whose cursor was behind a range a cleanup deleted (a {@code deleteTo}, a
+ * dropped tag bucket) lists it under {@code deletedEvents} without changing the status.
  */
 public class ProjectionsHealthIndicator extends AbstractHealthIndicator {
 
@@ -117,6 +118,21 @@ public class ProjectionsHealthIndicator extends AbstractHealthIndicator {
 		view.put("lagEvents", status.lagEvents());
 		if (status.lastError() != null) {
 			view.put("lastError", status.lastError());
+		}
+		ProjectionStatus.DeletedEvents deleted = status.deleted();
+		if (deleted != null) {
+			// Events a cleanup removed before the projection read them (docs/reliability.md, finding 19).
+			Map<String, Object> range = new LinkedHashMap<>();
+			if (deleted.tag() != null) {
+				range.put("tag", deleted.tag());
+				range.put("droppedBefore", String.valueOf(deleted.droppedBefore()));
+			}
+			else {
+				range.put("persistenceId", deleted.persistenceId());
+				range.put("sequenceNrs", String.valueOf(deleted.sequenceNrs()));
+			}
+			range.put("description", deleted.describe());
+			view.put("deletedEvents", range);
 		}
 		return view;
 	}

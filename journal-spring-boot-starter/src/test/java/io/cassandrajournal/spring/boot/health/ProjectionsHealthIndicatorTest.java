@@ -8,11 +8,13 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.Health;
 
 import io.cassandrajournal.inmemory.InMemoryJournal;
+import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.projection.Projection;
 import io.cassandrajournal.projection.ProjectionControl;
@@ -78,7 +80,26 @@ class ProjectionsHealthIndicatorTest {
 		ProjectionStatus fresh = new ProjectionStatus(new ProjectionId("feed", "any(account)"), ProjectionState.RUNNING,
 				TagOffset.START, 0, 0, null, Duration.ZERO, 0, null);
 		assertThat(ProjectionsHealthIndicator.view(fresh)).containsEntry("resumesFrom", "the beginning")
-			.containsEntry("lastHandledEvent", null);
+			.containsEntry("lastHandledEvent", null)
+			.doesNotContainKey("deletedEvents");
+	}
+
+	@Test
+	void aRangeACleanupDeletedBeforeTheProjectionReadItIsADetail() {
+		ProjectionStatus byId = new ProjectionStatus(new ProjectionId("balances", "persistenceId(acct-1)"),
+				ProjectionState.RUNNING, new TagOffset(0, "acct-1", 15), 5, 0, null, Duration.ZERO, 0, null, null,
+				ProjectionStatus.DeletedEvents.byPersistenceId("acct-1", new SequenceRange(4, 10)));
+		assertThat(ProjectionsHealthIndicator.view(byId).get("deletedEvents")).asInstanceOf(InstanceOfAssertFactories.MAP)
+			.containsEntry("persistenceId", "acct-1")
+			.containsEntry("sequenceNrs", "4..10")
+			.hasEntrySatisfying("description", (text) -> assertThat(text).asString().contains("were deleted"));
+		ProjectionStatus byTag = new ProjectionStatus(new ProjectionId("feed", "any(account)"), ProjectionState.RUNNING,
+				TagOffset.START, 5, 0, null, Duration.ZERO, 0, null, null,
+				ProjectionStatus.DeletedEvents.byTag("account", Instant.parse("2026-02-01T08:02:00Z")));
+		assertThat(ProjectionsHealthIndicator.view(byTag).get("deletedEvents")).asInstanceOf(InstanceOfAssertFactories.MAP)
+			.containsEntry("tag", "account")
+			.containsEntry("droppedBefore", "2026-02-01T08:02:00Z");
+		assertThat(ProjectionsHealthIndicator.view(byTag)).containsEntry("state", "RUNNING");
 	}
 
 }

@@ -13,12 +13,14 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.ApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.snapshot.SnapshotStore;
+import io.cassandrajournal.spring.boot.actuate.RetentionEndpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -48,10 +50,15 @@ class RetentionEndpointIT {
 	@Autowired
 	private SnapshotStore snapshots;
 
+	@Autowired
+	private ApplicationContext context;
+
 	private final HttpClient http = HttpClient.newHttpClient();
 
 	@Test
 	void aReadIsADryRunAndAWriteRunsThePolicy() throws Exception {
+		assertThat(this.context.getBeanNamesForType(RetentionEndpoint.class)).as("on with its access property")
+			.hasSize(1);
 		List<EventToAppend> events = new ArrayList<>();
 		for (int i = 0; i < 10; i++) {
 			events.add(EventToAppend.of(Map.of("kind", "deposited", "amount", 1), "kept"));
