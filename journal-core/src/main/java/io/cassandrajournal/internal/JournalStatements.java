@@ -1,6 +1,9 @@
 package io.cassandrajournal.internal;
 
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 
@@ -32,6 +35,9 @@ public final class JournalStatements {
 
 	public final PreparedStatement selectEvents;
 
+	/** The first event above a sequence number in one partition: its number and time stamp (its claim's). */
+	public final PreparedStatement selectFirstAbove;
+
 	public final PreparedStatement selectSequenceNrs;
 
 	public final PreparedStatement deletePartition;
@@ -58,6 +64,8 @@ public final class JournalStatements {
 		this.selectHeadSerial = s.serialRead(selectHeadCql);
 		this.selectEvents = s.read("SELECT sequence_nr, timestamp, payload, tags FROM " + events
 				+ " WHERE persistence_id = ? AND partition_nr = ? AND sequence_nr >= ? AND sequence_nr <= ?");
+		this.selectFirstAbove = s.read("SELECT sequence_nr, timestamp FROM " + events
+				+ " WHERE persistence_id = ? AND partition_nr = ? AND sequence_nr > ? LIMIT 1");
 		this.selectSequenceNrs = s.read("SELECT sequence_nr FROM " + events
 				+ " WHERE persistence_id = ? AND partition_nr = ?");
 		this.deletePartition = s.write("DELETE FROM " + events + " WHERE persistence_id = ? AND partition_nr = ?");
@@ -101,11 +109,23 @@ public final class JournalStatements {
 			return this.session.prepareAsync(base(cql).setIdempotent(true));
 		}
 
-		/** @return a read at the serial consistency (completes any in-flight Paxos round first) */
+		/**
+		 * @return a read at exactly the serial consistency the claims use (completes any in-flight Paxos round
+		 * first): {@code serial-consistency} when set, else the driver profile's
+		 * {@code basic.request.serial-consistency}, which is what a claim without its own serial consistency runs
+		 * at. A read at SERIAL while claims ran at LOCAL_SERIAL (or the other way round) would not be guaranteed to
+		 * see, and complete, a round the claims' quorum accepted.
+		 */
 		public PreparedStatement serialRead(String cql) {
-			return this.session.prepare(base(cql).setIdempotent(true)
-				.setConsistencyLevel(this.options.serialConsistency()
-					.orElse(com.datastax.oss.driver.api.core.DefaultConsistencyLevel.SERIAL)));
+			return this.session.prepare(base(cql).setIdempotent(true).setConsistencyLevel(claimsSerialConsistency()));
+		}
+
+		private ConsistencyLevel claimsSerialConsistency() {
+			return this.options.serialConsistency()
+				.orElseGet(() -> DefaultConsistencyLevel.valueOf(this.session.getContext()
+					.getConfig()
+					.getDefaultProfile()
+					.getString(DefaultDriverOption.REQUEST_SERIAL_CONSISTENCY)));
 		}
 
 		/** @return a non-idempotent lightweight transaction with the serial consistency, if set */

@@ -44,7 +44,10 @@ import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
  * ({@link AppendWriter}), so no acknowledged event is sealed. A seal that fails fails the replay, as a failed
  * read does: nothing is stepped over unsealed. A gap at the end (the head's own numbers) is sealed only once a serial
  * read of the head still shows the claim it was judged by: a release of that claim whose commit timed out would
- * otherwise be completed by the next claim, which takes the numbers again after the seal (finding 21, item 1). With
+ * otherwise be completed by the next claim, which takes the numbers again after the seal (finding 21, item 1; the
+ * serial read is skipped when claims are not lightweight transactions, and a lower head it shows shrinks the range).
+ * A gap at the end of the range below a head that moved on is judged and sealed by the first visible event above
+ * it, as a gap in the middle is, not by the head's claim time, which a busy writer renews every round. With
  * an {@code in-flight-wait} of zero nothing waits and nothing
  * is sealed (the behaviour of plain replays). A gap this journal sealed before is stepped over without writing its
  * seal again (the seal's bounded memo, {@link Seal#sealedBefore}).
@@ -166,17 +169,40 @@ final class ContiguousReplay {
 						return readMark().thenCompose((ignored) -> round());
 					}
 					if (this.toSeal == null && !stopped && this.next <= this.upper) {
-						// Missing at the end: claimed no later than the head's updated_at.
-						stopped = !settle(this.upper, head.claimedAt());
-						this.sealAtEnd = this.toSeal != null;
+						return endGap(head.claimedAt());
 					}
-					if (this.toSeal != null) {
-						// Sealed, then read again from after the gap; or not sealed (the head moved), then judged again.
-						return sealAndStepOver().thenCompose((stepped) -> stepped ? round() : later());
-					}
-					return stopped ? later() : done();
+					return decided(stopped);
 				});
 			});
+		}
+
+		/**
+		 * Missing at the end of the range ({@link #next}..{@link #upper}): claimed no later than the head's
+		 * {@code updated_at} when the head is the range's end. When the head moved above it (a later round, or a
+		 * range that ends below the head), no later than the first visible event above the range
+		 * ({@link EventReader#firstStampAbove}), whose claim cannot be released any more, so the gap is sealed as one
+		 * in the middle is; the head's claim time alone would let a writer appending more often than
+		 * {@code in-flight-wait} keep the replay waiting for as long as it appends. With no event visible above, the
+		 * head's claim time it is, and the gap is the head's own claim (sealed only after a serial read).
+		 * @param headClaimedAt the claim time of the head this round read
+		 */
+		private CompletionStage<ReplayResult> endGap(long headClaimedAt) {
+			CompletionStage<Long> above = (this.head <= this.upper) ? CompletableFuture.completedFuture(Long.MAX_VALUE)
+					: ContiguousReplay.this.reader.firstStampAbove(this.persistenceId, this.upper, this.head);
+			return above.thenCompose((stamp) -> {
+				boolean stopped = !settle(this.upper, Math.min(headClaimedAt, stamp));
+				this.sealAtEnd = this.toSeal != null && stamp == Long.MAX_VALUE;
+				return decided(stopped);
+			});
+		}
+
+		/** @param stopped whether a missing number is still in flight */
+		private CompletionStage<ReplayResult> decided(boolean stopped) {
+			if (this.toSeal != null) {
+				// Sealed, then read again from after the gap; or not sealed (the head moved), then judged again.
+				return sealAndStepOver().thenCompose((stepped) -> stepped ? round() : later());
+			}
+			return stopped ? later() : done();
 		}
 
 		private CompletionStage<ReplayResult> done() {
@@ -283,14 +309,19 @@ final class ContiguousReplay {
 				stepOver(gap.to(), true);
 				return CompletableFuture.completedFuture(true);
 			}
-			if (!atEnd) {
+			if (!atEnd || !ContiguousReplay.this.reader.claimsArePaxosRounds()) {
 				return seal(seal, gap);
 			}
 			long head = this.head;
 			long claimedAt = this.sealClaimedAt;
-			return ContiguousReplay.this.reader.serialHeadWithClaimTime(this.persistenceId)
-				.thenCompose((serial) -> (serial.sequenceNr() == head && serial.claimedAt() == claimedAt)
-						? seal(seal, gap) : CompletableFuture.completedFuture(false));
+			return ContiguousReplay.this.reader.serialHeadWithClaimTime(this.persistenceId).thenCompose((serial) -> {
+				if (serial.sequenceNr() == head && serial.claimedAt() == claimedAt) {
+					return seal(seal, gap);
+				}
+				// A completed release lowers the head, which a plain read at the journal's consistency may not show yet.
+				this.upper = Math.max(Math.min(this.upper, serial.sequenceNr()), this.next - 1);
+				return CompletableFuture.completedFuture(false);
+			});
 		}
 
 		private CompletionStage<Boolean> seal(Seal seal, SequenceRange gap) {

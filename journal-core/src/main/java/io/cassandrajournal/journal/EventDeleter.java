@@ -44,7 +44,10 @@ import io.cassandrajournal.internal.JournalStatements;
  * deadline may land while a slow read is on its way (finding 15, item 6). Each round after a wait reads the head
  * again: a hole at the end is judged by the claim time of the claim that holds it then (its numbers may have been
  * released and claimed again while the call waited), the range shrinks to a head that went down, and the hole is
- * stepped over only once a serial read shows that same claim (finding 21, items 1 and 3). A partition's
+ * stepped over only once a serial read shows that same claim (finding 21, items 1 and 3; the serial read is skipped
+ * when claims are not lightweight transactions, and a head it shows lower shrinks the range too). Once the head has
+ * moved above the range, the hole at its end is judged by the first visible event above it instead (claimed after
+ * it, and no longer releasable), not by the head, whose claim time a busy writer renews every round. A partition's
  * events are deleted only once every number of the range in it is visible or stepped over. A settled range
  * costs nothing more: the same reads, no wait. A batch that lands after its numbers were stepped over (later
  * than {@code in-flight-wait} after its claim) is shadowed in {@code events} by the range deletion (an append's
@@ -239,33 +242,69 @@ final class EventDeleter {
 						return deleteSettledEvents().thenCompose((ignored) -> read(partition + 1));
 					}
 					if (this.next <= this.upper) {
-						// Missing at the end: claimed no later than the head's updated_at.
-						if (this.holes.settledUpTo(this.next, this.headClaimedAt, this.head, this.readStart) < this.upper) {
-							return this.holes.later(this::again);
-						}
-						return stillTheHead().thenCompose((same) -> {
-							if (!same) {
-								return this.holes.later(this::again);
-							}
-							stepOver(this.upper);
-							return deleteSettledEvents();
-						});
+						return endHole();
 					}
 					return deleteSettledEvents();
 				});
 		}
 
 		/**
-		 * Before stepping over a hole at the end (the head's own numbers): a serial read of the head, which completes
-		 * a release a quorum accepted and whose commit timed out (finding 21, item 1). The hole is stepped over only
-		 * if the head is still the claim this round judged; otherwise the round runs again on the head as it is.
+		 * A hole at the end of the range ({@link #next}..{@link #upper}), judged by a claim time no earlier than its
+		 * claim: the head's when the head is the range's end; when the head moved above it, the time stamp of the
+		 * first visible event above the range (claimed after the hole, {@link EventReader#firstStampAbove}). The
+		 * head's claim time alone would not do there: a writer appending more often than {@code in-flight-wait}
+		 * renews it every round, and the call would wait for as long as it appends. With no event visible above, the
+		 * head's claim time it is.
+		 */
+		private CompletionStage<Void> endHole() {
+			if (this.head <= this.upper) {
+				return judgeEndHole(this.headClaimedAt, true);
+			}
+			return EventDeleter.this.reader.firstStampAbove(this.persistenceId, this.upper, this.head)
+				.thenCompose((above) -> judgeEndHole(Math.min(this.headClaimedAt, above), above == Long.MAX_VALUE));
+		}
+
+		/**
+		 * @param claimedAt no earlier than the hole's claim
+		 * @param byTheHead whether it is the head's claim time (no visible event above the hole: its claim may be
+		 * the head's, which a release may still take back; a hole below a visible event cannot be released)
+		 */
+		private CompletionStage<Void> judgeEndHole(long claimedAt, boolean byTheHead) {
+			if (this.holes.settledUpTo(this.next, claimedAt, this.head, this.readStart) < this.upper) {
+				return this.holes.later(this::again);
+			}
+			if (!byTheHead || !EventDeleter.this.reader.claimsArePaxosRounds()) {
+				stepOver(this.upper);
+				return deleteSettledEvents();
+			}
+			return stillTheHead().thenCompose((same) -> {
+				if (!same) {
+					return this.holes.later(this::again);
+				}
+				stepOver(this.upper);
+				return deleteSettledEvents();
+			});
+		}
+
+		/**
+		 * Before stepping over a hole at the end judged by the head's claim: a serial read of the head, which
+		 * completes a release a quorum accepted and whose commit timed out (finding 21, item 1). The hole is stepped
+		 * over only if the head is still the claim this round judged; otherwise the range shrinks to the head the
+		 * serial read shows (a completed release lowers it; a plain read at the journal's consistency may not show
+		 * that yet) and the round runs again.
 		 * @return whether the head and its claim time are the ones this round read
 		 */
 		private CompletionStage<Boolean> stillTheHead() {
 			long head = this.head;
 			long claimedAt = this.headClaimedAt;
-			return EventDeleter.this.reader.serialHeadWithClaimTime(this.persistenceId)
-				.thenApply((serial) -> serial.sequenceNr() == head && serial.claimedAt() == claimedAt);
+			return EventDeleter.this.reader.serialHeadWithClaimTime(this.persistenceId).thenApply((serial) -> {
+				if (serial.sequenceNr() == head && serial.claimedAt() == claimedAt) {
+					return true;
+				}
+				this.upper = Math.max(Math.min(this.upper, serial.sequenceNr()), this.next - 1);
+				this.lastPartition = EventDeleter.this.reader.partitionOf(this.upper);
+				return false;
+			});
 		}
 
 		/**

@@ -71,6 +71,42 @@ final class EventReader {
 			.thenApply(EventReader::head);
 	}
 
+	/**
+	 * @return whether claims are lightweight transactions: only then can a release be accepted with its commit
+	 * pending, and only then does a hole at the end need a {@linkplain #serialHeadWithClaimTime serial read}
+	 */
+	public boolean claimsArePaxosRounds() {
+		return this.options.lightweightTransactions();
+	}
+
+	/**
+	 * The time stamp of the first visible event above {@code after}, up to {@code head}'s partition: its claim came
+	 * after the claim of every number up to {@code after} (claims move the head in order), and those numbers can no
+	 * longer be released (a release is conditional on the head being the claim's last number, and a claim with a
+	 * visible event is never released). So it bounds a hole at the end of a range below a head that moved on, as the
+	 * next visible event bounds a hole in the middle; the head's own claim time does not (a busy writer keeps
+	 * renewing it).
+	 * @param persistenceId the entity
+	 * @param after the end of the range
+	 * @param head the head read (above {@code after})
+	 * @return the time stamp, or {@code Long.MAX_VALUE} when no event above {@code after} is visible
+	 */
+	public CompletionStage<Long> firstStampAbove(String persistenceId, long after, long head) {
+		return firstStampAbove(persistenceId, after, partitionOf(after + 1), partitionOf(Math.max(head, after + 1)));
+	}
+
+	private CompletionStage<Long> firstStampAbove(String persistenceId, long after, long partition, long last) {
+		return this.session.executeAsync(this.statements.selectFirstAbove.bind(persistenceId, partition, after))
+			.thenCompose((rs) -> {
+				Row row = rs.one();
+				if (row != null) {
+					return CompletableFuture.completedFuture(row.getLong("timestamp"));
+				}
+				return (partition >= last) ? CompletableFuture.completedFuture(Long.MAX_VALUE)
+						: firstStampAbove(persistenceId, after, partition + 1, last);
+			});
+	}
+
 	private static Head head(AsyncResultSet rs) {
 		Row row = rs.one();
 		if (row == null) {

@@ -7,7 +7,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.datastax.oss.driver.api.core.CqlSession;
@@ -37,6 +39,7 @@ import static io.cassandrajournal.testing.LateBatches.outcome;
 import static io.cassandrajournal.testing.LateBatches.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Finding 13 of docs/reliability.md on a real node: an append whose batch lands later than {@code in-flight-wait}
@@ -326,6 +329,9 @@ class LateBatchSealIT {
 
 		// Waits for 2 (claimed less than 3 s ago), then decides on it: 10 s is ample.
 		Replayed replayed = result(replay(journal, id), Duration.ofSeconds(10));
+		assertThat(faults.proposalPending()).as("the replay's serial read completed the release").isFalse();
+		assertThat(replayed.sequenceNrs()).containsExactly(1L);
+		assertThat(replayed.result().head()).as("the head after the release").isEqualTo(1);
 
 		assertThatExceptionOfType(JournalConcurrencyException.class)
 			.isThrownBy(() -> result(journal.append(id, 2, deposit(3))));
@@ -333,7 +339,52 @@ class LateBatchSealIT {
 		assertThat(again.firstSequenceNr()).as("2 claimed again and acknowledged").isEqualTo(2);
 		assertThat(replayed.result().crashGaps()).as("crash gaps stepped over by the replay")
 			.noneMatch((gap) -> gap.from() <= 2 && gap.to() >= 2);
-		assertThat(replay(journal, id).toCompletableFuture().join().sequenceNrs()).containsExactly(1L, 2L);
+		assertThat(result(replay(journal, id), Duration.ofSeconds(10)).sequenceNrs()).containsExactly(1L, 2L);
+	}
+
+	/**
+	 * Review of finding 21 item 1: each round reads the head again, and a gap at the end of the replay's range was
+	 * judged by the claim time of the head it showed, even when the head had moved above the range. The append of 2
+	 * dies after its claim; a replay reads the head (2) and meets 2 missing. Another writer then appends back to
+	 * back, each claim newer than the last: judged by the newest head, 2 never got older than the 1 s wait and the
+	 * replay never finished. Judged by the first visible event above the range (3, claimed after 2), 2 is sealed and
+	 * stepped over about 1 s after 3's claim.
+	 */
+	@Test
+	void aReplayToTheEndAfterACrashedClaimFinishesWhileAnotherWriterKeepsAppending() {
+		CassandraJournalOptions wait = this.options.withInFlightWait(Duration.ofSeconds(1));
+		FaultInjectingSession faults = new FaultInjectingSession(session());
+		FaultInjectingSession watched = new FaultInjectingSession(session());
+		CassandraJournal writer = CassandraJournal.create(faults.session(), wait, new JacksonEventSerializer());
+		CassandraJournal reader = CassandraJournal.create(watched.session(), wait, new JacksonEventSerializer());
+		String id = newId();
+		result(writer.append(id, 0, deposit(1)));
+		faults.failEverythingButTheClaim();
+		assertThatExceptionOfType(JournalUnavailableException.class)
+			.isThrownBy(() -> result(writer.append(id, 1, deposit(2))));
+		faults.heal();
+		AtomicBoolean eventsRead = new AtomicBoolean();
+		watched.delayMatching((statement) -> {
+			if (FaultInjectingSession.cql(statement).contains("SELECT sequence_nr, timestamp, payload, tags FROM")) {
+				eventsRead.set(true);
+			}
+			return false;
+		}, Duration.ZERO);
+
+		CompletableFuture<Replayed> replay = replay(reader, id).toCompletableFuture();
+		// The replay's first events read is sent after its head read: its range is 1..2.
+		await().alias("the replay's first read").atMost(Duration.ofSeconds(10)).untilTrue(eventsRead);
+		// Appends back to back until the replay finishes; the bound: 1 s wait, 10 s allowed.
+		long head = 2;
+		long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+		while (!replay.isDone() && System.nanoTime() < until) {
+			head = result(writer.append(id, head, deposit(3))).lastSequenceNr();
+		}
+		assertThat(replay).as("the replay finished within 10 s while appends went on (head " + head + ")").isDone();
+		Replayed replayed = result(replay);
+		assertThat(replayed.sequenceNrs()).containsExactly(1L);
+		assertThat(replayed.result().crashGaps()).containsExactly(new SequenceRange(2, 2));
+		assertThat(replayed.result().crashGapsSealed()).isTrue();
 	}
 
 	/** @return an entity with an old crash gap at 2 (1 and 3 written; the append of 2 died after its claim) */
