@@ -70,11 +70,14 @@ final class ReadWorkloads {
 		List<Double> raws = new ArrayList<>();
 		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
 			AtomicLong count = new AtomicLong();
+			Phase phase = Phase.begin("replay-100k", "ours");
 			long started = System.nanoTime();
 			Bench.join(this.journal.replay(pid, 1, Long.MAX_VALUE, AppendWorkloads.Deposited.class, (e) -> count.incrementAndGet()));
 			ours.add(check(count.get(), events) / ((System.nanoTime() - started) / 1e9));
+			phase.end(count.get());
 
 			AtomicLong rawCount = new AtomicLong();
+			phase = Phase.begin("replay-100k", "raw");
 			started = System.nanoTime();
 			// As ours: the head first (it bounds the replay), then each partition up to it.
 			long head = Bench.join(this.raw.head(pid));
@@ -83,6 +86,7 @@ final class ReadWorkloads {
 				Bench.join(forEach(this.bench.session().executeAsync(select.bind(pid, p, 1L, head)), rawCount));
 			}
 			raws.add(check(rawCount.get(), events) / ((System.nanoTime() - started) / 1e9));
+			phase.end(rawCount.get());
 		}
 		return Result.of("replay-100k", "events/s", ours, raws, events + " events of one persistenceId, page size "
 				+ this.options.pageSize() + "; both read the head, then the partitions; ours also deserializes each "
@@ -108,10 +112,12 @@ final class ReadWorkloads {
 				boolean upcast = (round + side) % 2 == 0;
 				CassandraJournal journal = upcast ? withUpcaster : this.journal;
 				AtomicLong count = new AtomicLong();
+				Phase phase = Phase.begin("replay-100k-upcast", upcast ? "ours" : "raw");
 				long started = System.nanoTime();
 				Bench.join(journal.replay(pid, 1, Long.MAX_VALUE, AppendWorkloads.Deposited.class,
 						(e) -> count.incrementAndGet()));
 				(upcast ? ours : plain).add(check(count.get(), events) / ((System.nanoTime() - started) / 1e9));
+				phase.end(count.get());
 			}
 		}
 		return Result.of("replay-100k-upcast", "events/s", ours, plain, events + " events of one persistenceId; ours "
@@ -134,15 +140,19 @@ final class ReadWorkloads {
 		List<Double> raws = new ArrayList<>();
 		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
 			AtomicLong count = new AtomicLong();
+			Phase phase = Phase.begin("tag-walk", "ours");
 			long started = System.nanoTime();
 			Bench.join(this.query.forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START,
 					AppendWorkloads.Deposited.class, (e) -> count.incrementAndGet()));
 			ours.add(check(count.get(), events) / ((System.nanoTime() - started) / 1e9));
+			phase.end(count.get());
 
 			AtomicLong rawCount = new AtomicLong();
+			phase = Phase.begin("tag-walk", "raw");
 			started = System.nanoTime();
 			Bench.join(forEach(this.bench.session().executeAsync(select.bind(tag)), rawCount));
 			raws.add(check(rawCount.get(), events) / ((System.nanoTime() - started) / 1e9));
+			phase.end(rawCount.get());
 		}
 		return Result.of("tag-walk", "events/s", ours, raws, events + " events of one tag partition, page size "
 				+ this.options.pageSize() + "; ours also deserializes each payload");
@@ -208,12 +218,15 @@ final class ReadWorkloads {
 		long buckets = 0;
 		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
 			AtomicLong count = new AtomicLong();
+			Phase phase = Phase.begin("tag-walk-bucketed", "ours");
 			long started = System.nanoTime();
 			Bench.join(reader.forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START,
 					AppendWorkloads.Deposited.class, (e) -> count.incrementAndGet()));
 			ours.add(check(count.get(), events) / ((System.nanoTime() - started) / 1e9));
+			phase.end(count.get());
 
 			AtomicLong rawCount = new AtomicLong();
+			phase = Phase.begin("tag-walk-bucketed", "raw");
 			started = System.nanoTime();
 			List<Long> listed = new ArrayList<>();
 			this.bench.session().execute(listBuckets.bind(tag)).forEach((row) -> listed.add(row.getLong(0)));
@@ -221,6 +234,7 @@ final class ReadWorkloads {
 				Bench.join(forEach(this.bench.session().executeAsync(select.bind(tag, bucket)), rawCount));
 			}
 			raws.add(check(rawCount.get(), events) / ((System.nanoTime() - started) / 1e9));
+			phase.end(rawCount.get());
 			buckets = listed.size();
 		}
 		return Result.of("tag-walk-bucketed", "events/s", ours, raws, events + " events of one tag over " + buckets
