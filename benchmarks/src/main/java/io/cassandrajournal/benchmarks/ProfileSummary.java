@@ -43,6 +43,8 @@ public final class ProfileSummary {
 
 		final Map<String, Double> allocatedByClass = new HashMap<>();
 
+		final Map<String, Double> allocatedBySite = new HashMap<>();
+
 		boolean contains(Instant time) {
 			for (Instant[] span : this.spans) {
 				if (!time.isBefore(span[0]) && !time.isAfter(span[1])) {
@@ -89,6 +91,7 @@ public final class ProfileSummary {
 						double weight = event.getLong("weight");
 						side.allocatedBytes += weight;
 						side.allocatedByClass.merge(event.getClass("objectClass").getName(), weight, Double::sum);
+						side.allocatedBySite.merge(site(event.getStackTrace()), weight, Double::sum);
 					}
 				}
 			}
@@ -104,7 +107,26 @@ public final class ProfileSummary {
 				.limit(top)
 				.forEach((e) -> System.out.printf(Locale.ROOT, "    %8.1f B  %s%n", e.getValue() / Math.max(1, side.events),
 						e.getKey()));
+			System.out.println("  allocated per event, by the innermost library frame (else the innermost frame):");
+			side.allocatedBySite.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+				.limit(top)
+				.forEach((e) -> System.out.printf(Locale.ROOT, "    %8.1f B  %s%n", e.getValue() / Math.max(1, side.events),
+						e.getKey()));
 		}
+	}
+
+	/** @return the innermost frame of the library (not the benchmark), else the innermost frame */
+	private static String site(RecordedStackTrace stack) {
+		if (stack == null || stack.getFrames().isEmpty()) {
+			return "(no stack)";
+		}
+		for (RecordedFrame frame : stack.getFrames()) {
+			String name = name(frame);
+			if (name.startsWith("io.cassandrajournal.") && !name.startsWith("io.cassandrajournal.benchmarks.")) {
+				return name + ":" + frame.getLineNumber();
+			}
+		}
+		return name(stack.getFrames().get(0));
 	}
 
 	private static void sample(Side side, RecordedStackTrace stack) {
