@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.DoubleSupplier;
 
 import org.HdrHistogram.Histogram;
 
@@ -69,6 +70,14 @@ final class AppendWorkloads {
 		return appends / (nanos / 1e9);
 	}
 
+	/** Runs one side's round inside a {@link Phase} (for profiles). @return the round's figure */
+	private static double phase(String workload, String side, int operations, DoubleSupplier round) {
+		Phase phase = Phase.begin(workload, side);
+		double figure = round.getAsDouble();
+		phase.end(operations);
+		return figure;
+	}
+
 	/** What the raw side sends per append. */
 	enum RawWrite {
 
@@ -107,17 +116,17 @@ final class AppendWorkloads {
 		List<Double> ours = new ArrayList<>();
 		List<Double> raws = new ArrayList<>();
 		int pids = this.bench.sizes().persistenceIds();
-		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
+		this.bench.rounds((round) -> {
 			// Alternate which side goes first, so neither always meets a fresher (or busier) node.
 			if (round % 2 == 0) {
-				ours.add(ours(this.lwt, appends, pids, eventsPerAppend, 64));
-				raws.add(raw(RawWrite.LWT, appends, pids, eventsPerAppend, 64));
+				ours.add(phase(name, "ours", appends, () -> ours(this.lwt, appends, pids, eventsPerAppend, 64)));
+				raws.add(phase(name, "raw", appends, () -> raw(RawWrite.LWT, appends, pids, eventsPerAppend, 64)));
 			}
 			else {
-				raws.add(raw(RawWrite.LWT, appends, pids, eventsPerAppend, 64));
-				ours.add(ours(this.lwt, appends, pids, eventsPerAppend, 64));
+				raws.add(phase(name, "raw", appends, () -> raw(RawWrite.LWT, appends, pids, eventsPerAppend, 64)));
+				ours.add(phase(name, "ours", appends, () -> ours(this.lwt, appends, pids, eventsPerAppend, 64)));
 			}
-		}
+		}, ours, raws);
 		return Result.of(name, "ops/s", ours, raws,
 				"64 in flight over " + pids + " persistenceIds; bounded by Paxos rounds (4 round trips per claim)");
 	}
@@ -134,15 +143,17 @@ final class AppendWorkloads {
 		List<Double> sameRequests = new ArrayList<>();
 		List<Double> batchOnly = new ArrayList<>();
 		int pids = this.bench.sizes().persistenceIds();
-		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
+		this.bench.rounds((round) -> {
 			for (int side = 0; side < 3; side++) {
 				switch ((round + side) % 3) {
-					case 0 -> ours.add(ours(this.noLwt, appends, pids, 1, 64));
-					case 1 -> sameRequests.add(raw(RawWrite.WITH_HEAD, appends, pids, 1, 64));
-					default -> batchOnly.add(raw(RawWrite.BATCH_ONLY, appends, pids, 1, 64));
+					case 0 -> ours.add(phase("append-nolwt-1", "ours", appends, () -> ours(this.noLwt, appends, pids, 1, 64)));
+					case 1 -> sameRequests.add(phase("append-nolwt-1", "raw", appends,
+							() -> raw(RawWrite.WITH_HEAD, appends, pids, 1, 64)));
+					default -> batchOnly.add(phase("append-nolwt-1", "raw-cheapest", appends,
+							() -> raw(RawWrite.BATCH_ONLY, appends, pids, 1, 64)));
 				}
 			}
-		}
+		}, ours, sameRequests, batchOnly);
 		return List.of(
 				Result.of("append-nolwt-1", "ops/s", ours, sameRequests, "64 in flight; raw sends what ours sends: "
 						+ "the head read on a persistenceId's first append, the events batch carrying the metadata head"),
@@ -176,9 +187,11 @@ final class AppendWorkloads {
 		Histogram o = median(ours);
 		Histogram r = median(raws);
 		this.latencyHistograms = List.of(o, r);
+		// The spread in the JSON is that of each round's p50.
 		return new Result("append-latency", "ms", Stats.ms(o, 50), Stats.ms(r, 50), Stats.ms(o, 50), Stats.ms(o, 99),
 				Stats.ms(r, 50), Stats.ms(r, 99), "one persistenceId, sequential; p999 ours " + String.format("%.2f", Stats.ms(o, 99.9))
-						+ " ms, raw " + String.format("%.2f", Stats.ms(r, 99.9)) + " ms");
+						+ " ms, raw " + String.format("%.2f", Stats.ms(r, 99.9)) + " ms; min/median/max are of the rounds' p50",
+				ours.stream().map((h) -> Stats.ms(h, 50)).toList(), raws.stream().map((h) -> Stats.ms(h, 50)).toList());
 	}
 
 	List<Histogram> latencyHistograms = List.of();
@@ -205,16 +218,19 @@ final class AppendWorkloads {
 			List<Double> raws = new ArrayList<>();
 			int count = Math.max(appends / (inFlight == 1 ? 8 : 1), inFlight * 4);
 			int pids = Math.max(this.bench.sizes().persistenceIds(), inFlight * 4);
-			for (int round = 0; round < this.bench.sizes().rounds(); round++) {
+			this.bench.rounds((round) -> {
+				String name = "scaling-" + inFlight;
+				int n = count;
+				int flight = inFlight;
 				if (round % 2 == 0) {
-					ours.add(ours(this.lwt, count, pids, 1, inFlight));
-					raws.add(raw(RawWrite.LWT, count, pids, 1, inFlight));
+					ours.add(phase(name, "ours", n, () -> ours(this.lwt, n, pids, 1, flight)));
+					raws.add(phase(name, "raw", n, () -> raw(RawWrite.LWT, n, pids, 1, flight)));
 				}
 				else {
-					raws.add(raw(RawWrite.LWT, count, pids, 1, inFlight));
-					ours.add(ours(this.lwt, count, pids, 1, inFlight));
+					raws.add(phase(name, "raw", n, () -> raw(RawWrite.LWT, n, pids, 1, flight)));
+					ours.add(phase(name, "ours", n, () -> ours(this.lwt, n, pids, 1, flight)));
 				}
-			}
+			}, ours, raws);
 			Result result = Result.of("scaling-" + inFlight, "ops/s", ours, raws,
 					"append-lwt-1 with " + inFlight + " in flight");
 			curve.add(new double[] { inFlight, result.ours(), result.raw() });

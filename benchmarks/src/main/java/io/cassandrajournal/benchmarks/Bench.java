@@ -57,6 +57,71 @@ record Bench(CqlSession session, CassandraJournalOptions options, JacksonEventSe
 
 	}
 
+	/** Spread over which a workload runs more rounds: (max - min) / median of a side's rounds. */
+	static final double MAX_SPREAD = 0.20;
+
+	/**
+	 * Runs a workload's rounds: {@code sizes.rounds()} of them, then, while a side's spread is over
+	 * {@link #MAX_SPREAD}, one more at a time until no side's median moved by more than 2% in the last round,
+	 * at most three times as many rounds in all (and never fewer than the asked rounds).
+	 * @param round runs round {@code n}, adding one figure to each side's list
+	 * @param sides each side's figures, in the order run
+	 */
+	@SafeVarargs
+	final void rounds(java.util.function.IntConsumer round, List<Double>... sides) {
+		int base = this.sizes.rounds();
+		int n = 0;
+		while (n < base) {
+			round.accept(n++);
+		}
+		if (base < 3) {
+			return;
+		}
+		while (n < 3 * base && spreadOver(sides)) {
+			double[] before = medians(sides);
+			round.accept(n++);
+			double[] after = medians(sides);
+			boolean stable = true;
+			for (int i = 0; i < sides.length; i++) {
+				stable &= Math.abs(after[i] - before[i]) <= 0.02 * before[i];
+			}
+			if (stable) {
+				return;
+			}
+		}
+	}
+
+	/** Runs both sides of a round, ours first in even rounds and second in odd ones. */
+	static void alternate(int round, Runnable ours, Runnable raw) {
+		if (round % 2 == 0) {
+			ours.run();
+			raw.run();
+		}
+		else {
+			raw.run();
+			ours.run();
+		}
+	}
+
+	@SafeVarargs
+	private static boolean spreadOver(List<Double>... sides) {
+		for (List<Double> side : sides) {
+			if (!side.isEmpty() && Stats.spread(side) > MAX_SPREAD) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	@SafeVarargs
+	private static double[] medians(List<Double>... sides) {
+		double[] medians = new double[sides.length];
+		for (int i = 0; i < sides.length; i++) {
+			medians[i] = sides[i].isEmpty() ? 0 : Stats.median(sides[i]);
+		}
+		return medians;
+	}
+
 	/**
 	 * Runs {@code count} async operations with at most {@code inFlight} outstanding.
 	 * @return elapsed nanoseconds

@@ -78,7 +78,7 @@ final class ProjectionWorkloads {
 				+ "WHERE persistence_id = ? IF revision = ?").setConsistencyLevel(options.consistency()));
 		List<Double> ours = new ArrayList<>();
 		List<Double> raws = new ArrayList<>();
-		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
+		this.bench.rounds((round) -> Bench.alternate(round, () -> {
 			CountDownLatch done = new CountDownLatch(events);
 			try (ProjectionEngine engine = engine()) {
 				ProjectionControl control = engine.register(Projection.byTag("bench-" + tag + "-" + round, TagFilter.tag(tag),
@@ -86,14 +86,18 @@ final class ProjectionWorkloads {
 							done.countDown();
 							return CompletableFuture.completedFuture(null);
 						}, ProjectionSettings.defaults().withFeed(FeedSettings.DEFAULTS.withPageSize(pageSize))));
+				Phase phase = Phase.begin("projection", "ours");
 				long started = System.nanoTime();
 				Bench.join(control.start());
 				await(done);
 				ours.add(events / ((System.nanoTime() - started) / 1e9));
+				phase.end(events);
 			}
+		}, () -> {
 			// Raw: the same pages of 100 in offset order, and a compare-and-set offset write after each page.
 			String key = "raw-offset-" + tag + "-" + round;
 			Bench.join(this.state.upsert(key, 1, Map.of("timestamp", 0)));
+			Phase phase = Phase.begin("projection", "raw");
 			long started = System.nanoTime();
 			long ts = 0;
 			String pid = "";
@@ -126,8 +130,9 @@ final class ProjectionWorkloads {
 				throw new IllegalStateException("raw projection read " + seen + " events, expected " + events);
 			}
 			raws.add(events / ((System.nanoTime() - started) / 1e9));
-		}
-		return new Result("projection", "events/s", Stats.median(ours), Stats.median(raws), null, null, null, null,
+			phase.end(seen);
+		}), ours, raws);
+		return Result.of("projection", "events/s", ours, raws,
 				events + " events, no-op handler, durable offset (LWT) stored per page of 100");
 	}
 

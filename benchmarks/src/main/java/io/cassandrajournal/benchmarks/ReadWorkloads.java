@@ -68,14 +68,17 @@ final class ReadWorkloads {
 				+ "AND sequence_nr <= ?").setPageSize(this.options.pageSize()).setConsistencyLevel(this.options.consistency()));
 		List<Double> ours = new ArrayList<>();
 		List<Double> raws = new ArrayList<>();
-		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
+		this.bench.rounds((round) -> Bench.alternate(round, () -> {
 			AtomicLong count = new AtomicLong();
+			Phase phase = Phase.begin("replay-100k", "ours");
 			long started = System.nanoTime();
 			Bench.join(this.journal.replay(pid, 1, Long.MAX_VALUE, AppendWorkloads.Deposited.class, (e) -> count.incrementAndGet()));
 			ours.add(check(count.get(), events) / ((System.nanoTime() - started) / 1e9));
-
+			phase.end(count.get());
+		}, () -> {
 			AtomicLong rawCount = new AtomicLong();
-			started = System.nanoTime();
+			Phase phase = Phase.begin("replay-100k", "raw");
+			long started = System.nanoTime();
 			// As ours: the head first (it bounds the replay), then each partition up to it.
 			long head = Bench.join(this.raw.head(pid));
 			long partitions = (head - 1) / this.options.partitionSize();
@@ -83,7 +86,8 @@ final class ReadWorkloads {
 				Bench.join(forEach(this.bench.session().executeAsync(select.bind(pid, p, 1L, head)), rawCount));
 			}
 			raws.add(check(rawCount.get(), events) / ((System.nanoTime() - started) / 1e9));
-		}
+			phase.end(rawCount.get());
+		}), ours, raws);
 		return Result.of("replay-100k", "events/s", ours, raws, events + " events of one persistenceId, page size "
 				+ this.options.pageSize() + "; both read the head, then the partitions; ours also deserializes each "
 				+ "payload into a record");
@@ -103,17 +107,19 @@ final class ReadWorkloads {
 		CassandraJournal withUpcaster = CassandraJournal.create(this.bench.session(), this.options, upcasting);
 		List<Double> ours = new ArrayList<>();
 		List<Double> plain = new ArrayList<>();
-		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
+		this.bench.rounds((round) -> {
 			for (int side = 0; side < 2; side++) {
 				boolean upcast = (round + side) % 2 == 0;
 				CassandraJournal journal = upcast ? withUpcaster : this.journal;
 				AtomicLong count = new AtomicLong();
+				Phase phase = Phase.begin("replay-100k-upcast", upcast ? "ours" : "raw");
 				long started = System.nanoTime();
 				Bench.join(journal.replay(pid, 1, Long.MAX_VALUE, AppendWorkloads.Deposited.class,
 						(e) -> count.incrementAndGet()));
 				(upcast ? ours : plain).add(check(count.get(), events) / ((System.nanoTime() - started) / 1e9));
+				phase.end(count.get());
 			}
-		}
+		}, ours, plain);
 		return Result.of("replay-100k-upcast", "events/s", ours, plain, events + " events of one persistenceId; ours "
 				+ "with one trivial upcaster for the stored kind, the raw column is the same replay without upcasters "
 				+ "(ratio = upcasting/plain; the goal is at least 0.9)");
@@ -132,18 +138,22 @@ final class ReadWorkloads {
 			.setConsistencyLevel(this.options.consistency()));
 		List<Double> ours = new ArrayList<>();
 		List<Double> raws = new ArrayList<>();
-		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
+		this.bench.rounds((round) -> Bench.alternate(round, () -> {
 			AtomicLong count = new AtomicLong();
+			Phase phase = Phase.begin("tag-walk", "ours");
 			long started = System.nanoTime();
 			Bench.join(this.query.forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START,
 					AppendWorkloads.Deposited.class, (e) -> count.incrementAndGet()));
 			ours.add(check(count.get(), events) / ((System.nanoTime() - started) / 1e9));
-
+			phase.end(count.get());
+		}, () -> {
 			AtomicLong rawCount = new AtomicLong();
-			started = System.nanoTime();
+			Phase phase = Phase.begin("tag-walk", "raw");
+			long started = System.nanoTime();
 			Bench.join(forEach(this.bench.session().executeAsync(select.bind(tag)), rawCount));
 			raws.add(check(rawCount.get(), events) / ((System.nanoTime() - started) / 1e9));
-		}
+			phase.end(rawCount.get());
+		}), ours, raws);
 		return Result.of("tag-walk", "events/s", ours, raws, events + " events of one tag partition, page size "
 				+ this.options.pageSize() + "; ours also deserializes each payload");
 	}
@@ -205,25 +215,29 @@ final class ReadWorkloads {
 			.setConsistencyLevel(this.options.consistency()));
 		List<Double> ours = new ArrayList<>();
 		List<Double> raws = new ArrayList<>();
-		long buckets = 0;
-		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
+		AtomicLong buckets = new AtomicLong();
+		this.bench.rounds((round) -> Bench.alternate(round, () -> {
 			AtomicLong count = new AtomicLong();
+			Phase phase = Phase.begin("tag-walk-bucketed", "ours");
 			long started = System.nanoTime();
 			Bench.join(reader.forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START,
 					AppendWorkloads.Deposited.class, (e) -> count.incrementAndGet()));
 			ours.add(check(count.get(), events) / ((System.nanoTime() - started) / 1e9));
-
+			phase.end(count.get());
+		}, () -> {
 			AtomicLong rawCount = new AtomicLong();
-			started = System.nanoTime();
+			Phase phase = Phase.begin("tag-walk-bucketed", "raw");
+			long started = System.nanoTime();
 			List<Long> listed = new ArrayList<>();
 			this.bench.session().execute(listBuckets.bind(tag)).forEach((row) -> listed.add(row.getLong(0)));
 			for (long bucket : listed) {
 				Bench.join(forEach(this.bench.session().executeAsync(select.bind(tag, bucket)), rawCount));
 			}
 			raws.add(check(rawCount.get(), events) / ((System.nanoTime() - started) / 1e9));
-			buckets = listed.size();
-		}
-		return Result.of("tag-walk-bucketed", "events/s", ours, raws, events + " events of one tag over " + buckets
+			phase.end(rawCount.get());
+			buckets.set(listed.size());
+		}), ours, raws);
+		return Result.of("tag-walk-bucketed", "events/s", ours, raws, events + " events of one tag over " + buckets.get()
 				+ " minute buckets, page size " + this.options.pageSize() + "; raw lists the buckets and pages through each");
 	}
 

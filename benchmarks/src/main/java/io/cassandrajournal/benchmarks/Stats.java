@@ -19,6 +19,12 @@ final class Stats {
 		return (n % 2 == 1) ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
 	}
 
+	/** @return (max - min) / median: 0.2 is a spread of 20% */
+	static double spread(List<Double> values) {
+		double median = median(values);
+		return (median == 0) ? 0 : (Collections.max(values) - Collections.min(values)) / median;
+	}
+
 	static Histogram histogram() {
 		return new Histogram(60_000_000_000L, 3);
 	}

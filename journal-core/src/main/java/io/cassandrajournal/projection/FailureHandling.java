@@ -154,7 +154,8 @@ final class FailureHandling<E> {
 
 	private CompletionStage<Void> attempt(PersistentEvent<String> event, int attempt) {
 		String requested = this.skipRequested.get();
-		if (RunState.key(event).equals(requested) && this.skipRequested.compareAndSet(requested, null)) {
+		if (requested != null && RunState.key(event).equals(requested)
+				&& this.skipRequested.compareAndSet(requested, null)) {
 			String lastError = this.run.lastError();
 			return deadLetter(event, "skipped by an operator" + ((lastError != null) ? " after: " + lastError : ""));
 		}

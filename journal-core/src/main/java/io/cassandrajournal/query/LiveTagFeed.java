@@ -199,9 +199,13 @@ public final class LiveTagFeed {
 	/** Adds the events after the sweep that neither an earlier poll nor this one delivered. */
 	private void collect(List<TaggedEvent<String>> events, Step step) {
 		synchronized (this) {
+			// Rows after the newest remembered offset (the head's, as a rule) cannot have been delivered: no
+			// lookup in the map for them.
+			TagOffset newest = this.delivered.isEmpty() ? null : this.delivered.lastKey();
 			for (TaggedEvent<String> event : events) {
 				TagOffset offset = event.offset();
-				if (offset.compareTo(step.sweepBefore) > 0 && !this.delivered.containsKey(offset)
+				if (offset.compareTo(step.sweepBefore) > 0
+						&& (newest == null || offset.compareTo(newest) > 0 || !this.delivered.containsKey(offset))
 						&& step.outOffsets.add(offset)) {
 					step.out.add(event);
 				}
@@ -251,12 +255,23 @@ public final class LiveTagFeed {
 				this.delivered.clear();
 			}
 			else {
-				step.out.forEach((event) -> this.delivered.put(event.offset(), Boolean.TRUE));
-				step.skipped.forEach((offset) -> this.delivered.put(offset, Boolean.TRUE));
+				// Only what lies after the sweep is remembered (the rest would be dropped at once): a feed catching
+				// up on events older than the backtrack window puts nothing in the map.
+				for (TaggedEvent<String> event : step.out) {
+					remember(event.offset());
+				}
+				step.skipped.forEach(this::remember);
 				this.delivered.headMap(this.sweep, true).clear();
 			}
 		}
 		return CompletableFuture.completedFuture(step.out);
+	}
+
+	/** Remembers a delivered (or skipped) offset until the sweep passes it. */
+	private void remember(TagOffset offset) {
+		if (offset.compareTo(this.sweep) > 0) {
+			this.delivered.put(offset, Boolean.TRUE);
+		}
 	}
 
 	/**

@@ -1,6 +1,5 @@
 package io.cassandrajournal.query;
 
-import java.util.Comparator;
 import java.util.Objects;
 
 import io.cassandrajournal.internal.Utf8Order;
@@ -28,17 +27,21 @@ public record TagOffset(long timestamp, String persistenceId, long sequenceNr) i
 	/** Before every event. */
 	public static final TagOffset START = new TagOffset(0, "", 0);
 
-	private static final Comparator<TagOffset> ORDER = Comparator.comparingLong(TagOffset::timestamp)
-		.thenComparing(TagOffset::persistenceId, Utf8Order.COMPARATOR)
-		.thenComparingLong(TagOffset::sequenceNr);
-
 	public TagOffset {
 		Objects.requireNonNull(persistenceId, "persistenceId");
 	}
 
 	@Override
 	public int compareTo(TagOffset other) {
-		return ORDER.compare(this, other);
+		// Written out rather than a comparator chain: it runs several times per event of a live feed.
+		int byTime = Long.compare(this.timestamp, other.timestamp);
+		if (byTime != 0) {
+			return byTime;
+		}
+		if (!this.persistenceId.equals(other.persistenceId)) {
+			return Utf8Order.compare(this.persistenceId, other.persistenceId);
+		}
+		return Long.compare(this.sequenceNr, other.sequenceNr);
 	}
 
 	/**

@@ -1,0 +1,53 @@
+package io.cassandrajournal.internal;
+
+import java.nio.ByteBuffer;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import com.datastax.oss.driver.api.core.ProtocolVersion;
+import com.datastax.oss.driver.api.core.type.codec.TypeCodecs;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RowValuesTest {
+
+	private static ByteBuffer encoded(Set<String> set) {
+		return TypeCodecs.setOf(TypeCodecs.TEXT).encode(set, ProtocolVersion.V5);
+	}
+
+	@Test
+	void decodesWhatTheDriversCodecEncodesIntoAnImmutableSet() {
+		for (Set<String> set : List.of(Set.<String>of(), Set.of("orders"), new LinkedHashSet<>(List.of("a", "b", "c")),
+				Set.of("über", "日本", "\uD83D\uDE00 emoji", ""))) {
+			Set<String> decoded = RowValues.textSet(encoded(set), ProtocolVersion.V5);
+			assertThat(decoded).isEqualTo(set);
+			assertThatThrownBy(() -> decoded.add("x")).isInstanceOf(UnsupportedOperationException.class);
+			// An immutable set passes PersistentEvent's Set.copyOf without a copy.
+			assertThat(Set.copyOf(decoded)).isSameAs(decoded);
+		}
+	}
+
+	@Test
+	void readsFromTheBuffersPositionWithoutMovingIt() {
+		ByteBuffer inner = encoded(Set.of("x", "y"));
+		ByteBuffer outer = ByteBuffer.allocate(inner.remaining() + 7);
+		outer.position(7);
+		outer.put(inner);
+		outer.position(7);
+		ByteBuffer slice = outer.duplicate();
+		assertThat(RowValues.textSet(slice, ProtocolVersion.V5)).containsExactlyInAnyOrder("x", "y");
+		assertThat(slice.position()).isEqualTo(7);
+		ByteBuffer direct = ByteBuffer.allocateDirect(inner.rewind().remaining()).put(inner).flip();
+		assertThat(RowValues.textSet(direct, ProtocolVersion.V5)).containsExactlyInAnyOrder("x", "y");
+	}
+
+	@Test
+	void nullAndEmptyAreTheEmptySet() {
+		assertThat(RowValues.textSet(null, ProtocolVersion.V5)).isEmpty();
+		assertThat(RowValues.textSet(ByteBuffer.allocate(0), ProtocolVersion.V5)).isEmpty();
+	}
+
+}
