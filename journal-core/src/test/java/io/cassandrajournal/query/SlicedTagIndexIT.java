@@ -198,6 +198,59 @@ class SlicedTagIndexIT {
 			.getLong(0)).isZero();
 	}
 
+	@Test
+	void theBackfillFillsTheSlicedIndexOfAJournalWrittenWithoutIt() {
+		// A journal of its own tables, written with the reference index only, then switched on and backfilled.
+		CassandraJournalOptions before = CassandraJournalOptions.create()
+			.withKeyspace(this.keyspace.name())
+			.withEventsTable("events_bf")
+			.withMetadataTable("metadata_bf")
+			.withAllIdsTable("ids_bf")
+			.withTagIndexTable("tags_bf")
+			.withUseTagIndex(true)
+			.withClock(this.clock);
+		JacksonEventSerializer serializer = new JacksonEventSerializer();
+		CassandraJournal unsliced = CassandraJournal.create(session(), before, serializer);
+		String tag = "backfilled-" + System.nanoTime();
+		for (int e = 0; e < 40; e++) {
+			result(unsliced.append(tag + "-" + UUID.nameUUIDFromBytes((tag + e).getBytes()), 0,
+					List.of(EventToAppend.of(new Deposited(e), tag), EventToAppend.of(new Deposited(e), tag))));
+			this.clock.advance(Duration.ofMillis(2));
+		}
+		this.clock.advance(Duration.ofSeconds(1));
+		CassandraJournalOptions after = before.withTagSliceGroups(GROUPS);
+		assertThat(result(TagIndexBackfill.create(unsliced, session(), after).run())).isEqualTo(80);
+		CassandraReadJournal sliced = CassandraReadJournal.create(unsliced, session(), after, serializer);
+		List<TaggedEvent<String>> whole = drain(sliced.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, NO_WINDOWS));
+		assertThat(whole).hasSize(80);
+		List<String> union = new ArrayList<>();
+		for (int from = 0; from < TagSlices.SLICES; from += 64) {
+			int first = from;
+			List<String> mine = drain(sliced.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, NO_WINDOWS, first,
+					first + 63)).stream().map(SlicedTagIndexIT::key).toList();
+			assertThat(mine).containsExactlyElementsOf(whole.stream()
+				.filter((e) -> inRange(e.event().persistenceId(), first, first + 63))
+				.map(SlicedTagIndexIT::key)
+				.toList());
+			union.addAll(mine);
+		}
+		assertThat(union).hasSize(80);
+	}
+
+	@Test
+	void theSlicedCopyTakesTheTagIndexTtl() {
+		CassandraJournalOptions expiring = this.options.withTagIndexTtl(Duration.ofHours(1));
+		CassandraJournal journal = CassandraJournal.create(session(), expiring, new JacksonEventSerializer());
+		String tag = "ttl-" + System.nanoTime();
+		String id = tag + "-entity";
+		result(journal.append(id, 0, List.of(EventToAppend.of(new Deposited(1), tag))));
+		int ttl = session().execute(SimpleStatement.newInstance("SELECT TTL(payload) FROM " + this.keyspace.name()
+				+ ".events_by_tag_sliced16 WHERE tag = ? AND slice_group = ?", tag, TagSlices.groupOf(id, GROUPS)))
+			.one()
+			.getInt(0);
+		assertThat(ttl).isBetween(3000, 3600);
+	}
+
 	private int groupRows(String tag, int group) {
 		return (int) session().execute(SimpleStatement.newInstance("SELECT count(*) FROM " + this.keyspace.name()
 				+ ".events_by_tag_sliced16 WHERE tag = ? AND slice_group = ?", tag, group)).one().getLong(0);
