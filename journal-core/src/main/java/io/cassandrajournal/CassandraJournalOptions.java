@@ -14,6 +14,7 @@ import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
 import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.internal.CqlNames;
+import io.cassandrajournal.internal.TagSlices;
 
 /**
  * Immutable options of the journal and its stores. Start from {@link #create()} and chain withers; every
@@ -57,6 +58,8 @@ public final class CassandraJournalOptions {
 	private final boolean useTagIndex;
 
 	private final TagBucketing tagBucketing;
+
+	private final int tagSliceGroups;
 
 	private final ConsistencyLevel consistency;
 
@@ -103,6 +106,7 @@ public final class CassandraJournalOptions {
 		this.autoCreateTables = v.autoCreateTables;
 		this.useTagIndex = v.useTagIndex;
 		this.tagBucketing = v.tagBucketing;
+		this.tagSliceGroups = v.tagSliceGroups;
 		this.consistency = v.consistency;
 		this.lightweightTransactions = v.lightweightTransactions;
 		this.serialConsistency = v.serialConsistency;
@@ -188,6 +192,7 @@ public final class CassandraJournalOptions {
 	public CassandraJournalOptions withTagIndexTable(String tagIndexTable) {
 		String name = CqlNames.check("tagIndexTable", tagIndexTable);
 		checkBucketTableNames(name, this.tagBucketing);
+		checkSlicedTableName(name, this.tagSliceGroups);
 		return with((v) -> v.tagIndexTable = name);
 	}
 
@@ -201,7 +206,43 @@ public final class CassandraJournalOptions {
 	public CassandraJournalOptions withTagBucketing(TagBucketing tagBucketing) {
 		Objects.requireNonNull(tagBucketing, "tagBucketing");
 		checkBucketTableNames(this.tagIndexTable, tagBucketing);
+		checkSlicingWithBuckets(this.tagSliceGroups, tagBucketing);
 		return with((v) -> v.tagBucketing = tagBucketing);
+	}
+
+	/**
+	 * @param tagSliceGroups the segment-aware tag index, default 0 (off); else a power of two from 2 to 1024, the
+	 * number of slice groups. With it on, every tag row is written a second time, to
+	 * {@code <tagIndexTable>_sliced<groups>}, in the partition {@code (tag, slice_group)} of its persistenceId's
+	 * slice group ({@code slice * groups / 1024}, the slice the projection segments use). A segment of a
+	 * projection shared by several instances then reads only its own groups' partitions instead of the whole
+	 * tag; readers of the whole tag (tag queries, unsegmented projections, the TypeScript implementation) keep
+	 * reading the reference index. 16 suits projections of up to 16 segments (one partition per segment). Not
+	 * combined with {@link #withTagBucketing tag bucketing} yet
+	 * @return new options
+	 */
+	public CassandraJournalOptions withTagSliceGroups(int tagSliceGroups) {
+		if (!TagSlices.validGroups(tagSliceGroups)) {
+			throw new IllegalArgumentException(
+					"tagSliceGroups must be 0 (off) or a power of two from 2 to 1024, was " + tagSliceGroups);
+		}
+		checkSlicingWithBuckets(tagSliceGroups, this.tagBucketing);
+		checkSlicedTableName(this.tagIndexTable, tagSliceGroups);
+		return with((v) -> v.tagSliceGroups = tagSliceGroups);
+	}
+
+	private static void checkSlicingWithBuckets(int groups, TagBucketing bucketing) {
+		if (groups != 0 && bucketing != TagBucketing.NONE) {
+			throw new IllegalArgumentException("tagSliceGroups (" + groups + ") and tagBucketing (" + bucketing
+					+ ") cannot be combined yet: the segment-aware tag index has no time buckets; turn one of them off");
+		}
+	}
+
+	private static void checkSlicedTableName(String tagIndexTable, int groups) {
+		if (groups != 0 && (tagIndexTable + "_sliced" + groups).length() > 48) {
+			throw new IllegalArgumentException("tagIndexTable '" + tagIndexTable + "' is too long for tagSliceGroups "
+					+ groups + ": the table '" + tagIndexTable + "_sliced" + groups + "' would exceed 48 characters");
+		}
 	}
 
 	private static void checkBucketTableNames(String tagIndexTable, TagBucketing bucketing) {
@@ -521,6 +562,16 @@ public final class CassandraJournalOptions {
 		return this.tagBucketing;
 	}
 
+	/** @return the segment-aware tag index's slice groups, 0 when it is off */
+	public int tagSliceGroups() {
+		return this.tagSliceGroups;
+	}
+
+	/** @return the segment-aware tag index table, {@code <tagIndexTable>_sliced<groups>} (when it is on) */
+	public String tagIndexSlicedTable() {
+		return this.tagIndexTable + "_sliced" + this.tagSliceGroups;
+	}
+
 	/** @return the table tag index rows are written to: {@link #tagIndexTable()} or its bucketed form */
 	public String tagIndexDataTable() {
 		return (this.tagBucketing == TagBucketing.NONE) ? this.tagIndexTable
@@ -604,7 +655,7 @@ public final class CassandraJournalOptions {
 		return "CassandraJournalOptions[keyspace=" + this.keyspace + ", contactPoints=" + this.contactPoints
 				+ ", events=" + this.eventsTable + ", metadata=" + this.metadataTable + ", allIds=" + this.allIdsTable
 				+ ", tagIndex=" + this.tagIndexTable + ", partitionSize=" + this.partitionSize + ", useTagIndex="
-				+ this.useTagIndex + ", tagBucketing=" + this.tagBucketing + ", consistency=" + this.consistency + ", lwt=" + this.lightweightTransactions
+				+ this.useTagIndex + ", tagBucketing=" + this.tagBucketing + ", tagSliceGroups=" + this.tagSliceGroups + ", consistency=" + this.consistency + ", lwt=" + this.lightweightTransactions
 				+ ", serialConsistency=" + this.serialConsistency + "]";
 	}
 
@@ -633,6 +684,8 @@ public final class CassandraJournalOptions {
 		boolean useTagIndex;
 
 		TagBucketing tagBucketing = TagBucketing.NONE;
+
+		int tagSliceGroups;
 
 		ConsistencyLevel consistency = DefaultConsistencyLevel.LOCAL_QUORUM;
 
@@ -682,6 +735,7 @@ public final class CassandraJournalOptions {
 			this.autoCreateTables = o.autoCreateTables;
 			this.useTagIndex = o.useTagIndex;
 			this.tagBucketing = o.tagBucketing;
+			this.tagSliceGroups = o.tagSliceGroups;
 			this.consistency = o.consistency;
 			this.lightweightTransactions = o.lightweightTransactions;
 			this.serialConsistency = o.serialConsistency;

@@ -4,6 +4,8 @@ import java.time.Instant;
 
 import org.junit.jupiter.api.Test;
 
+import io.cassandrajournal.internal.TagSlices;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
@@ -29,6 +31,44 @@ class CassandraJournalOptionsTest {
 		CassandraJournalOptions hourly = CassandraJournalOptions.create().withTagBucketing(TagBucketing.HOUR);
 		assertThatIllegalArgumentException().isThrownBy(() -> hourly.withTagIndexTable(longName))
 			.withMessageContaining("too long for tag bucketing HOUR");
+	}
+
+	@Test
+	void tagSliceGroupsArePowersOfTwoNameTheirTableAndAreNotCombinedWithBuckets() {
+		CassandraJournalOptions options = CassandraJournalOptions.create();
+		assertThat(options.tagSliceGroups()).isZero();
+		CassandraJournalOptions sliced = options.withTagIndexTable("Orders_Tags").withTagSliceGroups(16);
+		assertThat(sliced.tagSliceGroups()).isEqualTo(16);
+		assertThat(sliced.tagIndexSlicedTable()).isEqualTo("orders_tags_sliced16");
+		assertThat(sliced.tagIndexDataTable()).isEqualTo("orders_tags");
+		assertThat(options.withTagSliceGroups(1024).tagSliceGroups()).isEqualTo(1024);
+		assertThat(sliced.withTagSliceGroups(0).tagSliceGroups()).isZero();
+		for (int bad : new int[] { -1, 1, 3, 12, 2048 }) {
+			assertThatIllegalArgumentException().isThrownBy(() -> options.withTagSliceGroups(bad))
+				.withMessageContaining("tagSliceGroups must be 0 (off) or a power of two from 2 to 1024, was " + bad);
+		}
+		assertThatIllegalArgumentException().isThrownBy(() -> sliced.withTagBucketing(TagBucketing.HOUR))
+			.withMessageContaining("cannot be combined");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> options.withTagBucketing(TagBucketing.DAY).withTagSliceGroups(16))
+			.withMessageContaining("cannot be combined");
+		assertThatIllegalArgumentException().isThrownBy(() -> sliced.withTagIndexTable("a".repeat(40)))
+			.withMessageContaining("would exceed 48 characters");
+	}
+
+	@Test
+	void aSlicesGroupIsItsSliceFoldedIntoTheGroups() {
+		for (String id : new String[] { "a", "account-7", "x".repeat(30), "\u00e9t\u00e9" }) {
+			int slice = Math.abs(id.hashCode() % 1024);
+			assertThat(TagSlices.sliceOf(id)).isEqualTo(slice);
+			assertThat(TagSlices.groupOf(id, 16)).isEqualTo(slice / 64);
+			assertThat(TagSlices.groupOf(id, 1024)).isEqualTo(slice);
+		}
+		// A segment of n <= groups segments covers groups / n whole groups; a smaller one lies in one group.
+		assertThat(TagSlices.firstGroup(256, 511, 16)).isEqualTo(4);
+		assertThat(TagSlices.lastGroup(256, 511, 16)).isEqualTo(7);
+		assertThat(TagSlices.firstGroup(992, 1023, 16)).isEqualTo(15);
+		assertThat(TagSlices.lastGroup(992, 1023, 16)).isEqualTo(15);
 	}
 
 	@Test

@@ -166,6 +166,10 @@ public final class BenchmarkMain {
 			if (selected("projection", "projection-shared-hour")) {
 				new SharedProjectionWorkloads(bench, reads).throughput(TagBucketing.HOUR).forEach((r) -> results.add(log(r)));
 			}
+			if (selected("projection", "projection-shared-sliced")) {
+				new SharedProjectionWorkloads(bench, reads).throughput(TagBucketing.NONE, 16)
+					.forEach((r) -> results.add(log(r)));
+			}
 			if (selected("projection", "projection-failover")) {
 				results.addAll(new FailoverWorkloads(bench, reads, points.get(0)).failover().stream().map(BenchmarkMain::log)
 					.toList());

@@ -74,8 +74,22 @@ final class SharedProjectionWorkloads {
 	 * note), then the rows read per event handled (the mean over the instances, per round)
 	 */
 	List<Result> throughput(TagBucketing bucketing) {
+		return throughput(bucketing, 0);
+	}
+
+	/**
+	 * @param bucketing the tag layout
+	 * @param sliceGroups the segment-aware tag index's groups ({@code tag-slice-groups}), 0 for none
+	 * @return as {@link #throughput(TagBucketing)}, named {@code projection-shared-sliced<groups>-...}
+	 */
+	List<Result> throughput(TagBucketing bucketing, int sliceGroups) {
 		CassandraJournalOptions options = this.reads.options().withTagBucketing(bucketing);
-		String layout = (bucketing == TagBucketing.NONE) ? "" : "-" + bucketing.tableSuffix();
+		if (sliceGroups > 0) {
+			options = options.withTagSliceGroups(sliceGroups);
+		}
+		String layout = (sliceGroups > 0) ? "-sliced" + sliceGroups
+				: (bucketing == TagBucketing.NONE) ? "" : "-" + bucketing.tableSuffix();
+		String layoutName = (sliceGroups > 0) ? "tag-slice-groups " + sliceGroups : bucketing.toString();
 		List<Result> results = new ArrayList<>();
 		List<Double> single = List.of();
 		for (int instances = 1; instances <= 3; instances++) {
@@ -94,14 +108,14 @@ final class SharedProjectionWorkloads {
 			double ratio = Stats.median(rounds) / Stats.median(single);
 			results.add(new Result("projection-shared" + layout + "-" + instances, "events/s", Stats.median(rounds), null,
 					null, null, null, null, String.format("%d instance(s) in one JVM, %d segments, tag layout %s, handler "
-							+ "waits %d ms per event (async); %.2f x one instance", instances, SEGMENTS, bucketing,
+							+ "waits %d ms per event (async); %.2f x one instance", instances, SEGMENTS, layoutName,
 							HANDLER_WAIT.toMillis(), ratio),
 					List.copyOf(rounds), List.of()));
 			System.out.println("projection-shared" + layout + "-reads-" + instances + ": " + perInstance);
 			results.add(new Result("projection-shared" + layout + "-reads-" + instances, "rows/event",
 					Stats.median(amplification), null, null, null, null, null, String.format("tag index rows each of %d "
 							+ "instance(s) read per event it handled (mean over instances; per round, per instance, and "
-							+ "rows by table: %s); %d segments, tag layout %s", instances, perInstance, SEGMENTS, bucketing),
+							+ "rows by table: %s); %d segments, tag layout %s", instances, perInstance, SEGMENTS, layoutName),
 					List.copyOf(amplification), List.of()));
 		}
 		return results;
@@ -139,6 +153,7 @@ final class SharedProjectionWorkloads {
 				Bench.join(engine.startAll());
 			}
 			awaitSpread(engines, name);
+			// Rows of every tag index table: the name is a prefix of the bucketed and sliced tables' names.
 			List<Long> before = sessions.stream().map((s) -> s.rows(options.tagIndexTable())).toList();
 			long started = System.nanoTime();
 			append(journal, tag, events);

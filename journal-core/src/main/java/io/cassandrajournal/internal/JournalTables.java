@@ -58,8 +58,29 @@ public final class JournalTables {
 	 * its bucket list
 	 */
 	public static List<TableDefinition> tagIndexTables(CassandraJournalOptions o) {
+		if (o.tagSliceGroups() != 0) {
+			return List.of(tagIndex(o), tagIndexSliced(o));
+		}
 		return (o.tagBucketing() == io.cassandrajournal.TagBucketing.NONE) ? List.of(tagIndex(o))
 				: List.of(tagIndexBucketed(o), tagBuckets(o));
+	}
+
+	/**
+	 * Ours: the segment-aware tag index, a second copy of each tag row in the partition of its persistenceId's
+	 * slice group ({@link TagSlices#groupOf}), so a projection segment reads only its own entities' rows.
+	 */
+	public static TableDefinition tagIndexSliced(CassandraJournalOptions o) {
+		String ks = o.requireKeyspace();
+		String table = o.tagIndexSlicedTable();
+		return new TableDefinition(table, "CREATE TABLE IF NOT EXISTS " + ks + "." + table
+				+ " (tag text, slice_group int, timestamp bigint, persistence_id text, sequence_nr bigint, payload text, "
+				+ "tags set<text>, PRIMARY KEY ((tag, slice_group), timestamp, persistence_id, sequence_nr)) "
+				+ "WITH CLUSTERING ORDER BY (timestamp ASC, persistence_id ASC, sequence_nr ASC)",
+				List.of(Column.partitionKey("tag", "text", 0), Column.partitionKey("slice_group", "int", 1),
+						Column.clustering("timestamp", "bigint", 0, "asc"),
+						Column.clustering("persistence_id", "text", 1, "asc"),
+						Column.clustering("sequence_nr", "bigint", 2, "asc"), Column.regular("payload", "text"),
+						Column.regular("tags", "set<text>")));
 	}
 
 	/** Our layout: one partition per tag and time bucket ({@code bucket} = the bucket's start, epoch ms). */

@@ -27,7 +27,8 @@ import io.cassandrajournal.query.TagOffset;
 /**
  * The physical layout of the tag index: how its rows are written and how one tag's rows are read in offset
  * order. {@link #create} picks the reference layout (one partition per tag) or the bucketed one (one
- * partition per tag and time bucket, plus a list of each tag's non-empty buckets).
+ * partition per tag and time bucket, plus a list of each tag's non-empty buckets), with, when
+ * {@link CassandraJournalOptions#tagSliceGroups()} is set, the segment-aware index beside it ({@link Sliced}).
  */
 public abstract class TagPartitions {
 
@@ -56,8 +57,33 @@ public abstract class TagPartitions {
 	 * @return the layout; its tables must exist
 	 */
 	public static TagPartitions create(CqlSession session, CassandraJournalOptions options) {
-		return (options.tagBucketing() == TagBucketing.NONE) ? new Single(session, options)
+		TagPartitions layout = (options.tagBucketing() == TagBucketing.NONE) ? new Single(session, options)
 				: new Bucketed(session, options);
+		return (options.tagSliceGroups() == 0) ? layout : new Sliced(session, options, layout);
+	}
+
+	/**
+	 * @return how many rows the layout writes per tag row: 2 with the segment-aware index (the reference row and
+	 * its sliced copy), else 1
+	 */
+	public int copies() {
+		return 1;
+	}
+
+	/**
+	 * One slice group's rows of a tag in the segment-aware index (see {@link TagSlices}).
+	 * @param tag the tag
+	 * @param group the slice group
+	 * @param after the offset to read after
+	 * @param upperTimestamp the newest time stamp to read
+	 * @param limit rows at most
+	 * @return the group's rows after {@code after}, in offset order; fewer than {@code limit} only when no more
+	 * rows up to {@code upperTimestamp} exist
+	 * @throws IllegalStateException without the segment-aware index
+	 */
+	public CompletionStage<List<Row>> groupRows(String tag, int group, TagOffset after, long upperTimestamp,
+			int limit) {
+		throw new IllegalStateException("The segment-aware tag index is off (tag-slice-groups = 0)");
 	}
 
 	/**
@@ -344,6 +370,88 @@ public abstract class TagPartitions {
 			return collect(this.session.executeAsync(this.page.bind(tag, listed.get(index), after.timestamp(),
 					after.persistenceId(), after.sequenceNr(), upper, limit - into.size())), into)
 				.thenCompose((read) -> readBuckets(tag, after, listed, index + 1, upper, limit, into));
+		}
+
+	}
+
+
+	/**
+	 * The segment-aware index beside another layout: every row is written to that layout and again to
+	 * {@code <tagIndexTable>_sliced<groups>}, partition {@code (tag, slice_group)}; whole-tag reads go to the
+	 * other layout, a segment's reads to its groups ({@link #groupRows}).
+	 */
+	static final class Sliced extends TagPartitions {
+
+		private final TagPartitions whole;
+
+		private final int groups;
+
+		private final PreparedStatement insert;
+
+		private final PreparedStatement page;
+
+		Sliced(CqlSession session, CassandraJournalOptions options, TagPartitions whole) {
+			super(session, options);
+			this.whole = whole;
+			this.groups = options.tagSliceGroups();
+			String table = options.requireKeyspace() + "." + options.tagIndexSlicedTable();
+			this.insert = this.statements.write("INSERT INTO " + table
+					+ " (tag, slice_group, timestamp, persistence_id, sequence_nr, payload, tags) VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?");
+			this.page = this.statements.read("SELECT " + COLUMNS + " FROM " + table + " WHERE tag = ? AND slice_group = ? "
+					+ "AND (timestamp, persistence_id, sequence_nr) > (?, ?, ?) AND (timestamp) <= (?) LIMIT ?");
+		}
+
+		@Override
+		public int copies() {
+			return this.whole.copies() + 1;
+		}
+
+		private BoundStatement insertOf(TagRow row) {
+			return this.insert.bind(row.tag(), TagSlices.groupOf(row.persistenceId(), this.groups), row.timestamp(),
+					row.persistenceId(), row.sequenceNr(), row.payload(), row.tags(), this.ttl);
+		}
+
+		@Override
+		public CompletionStage<Void> write(List<TagRow> rows, long writeTime) {
+			Map<Map.Entry<String, Integer>, BatchStatementBuilder> byPartition = new LinkedHashMap<>();
+			for (TagRow row : rows) {
+				byPartition
+					.computeIfAbsent(Map.entry(row.tag(), TagSlices.groupOf(row.persistenceId(), this.groups)),
+							(k) -> BatchStatement.builder(BatchType.UNLOGGED))
+					.addStatement(insertOf(row));
+			}
+			return CompletableFuture.allOf(this.whole.write(rows, writeTime).toCompletableFuture(),
+					executeBatches(byPartition, writeTime).toCompletableFuture());
+		}
+
+		@Override
+		public CompletionStage<List<BoundStatement>> inserts(List<TagRow> rows) {
+			return this.whole.inserts(rows).thenApply((wholeInserts) -> {
+				List<BoundStatement> inserts = new ArrayList<>(wholeInserts.size() + rows.size());
+				inserts.addAll(wholeInserts);
+				for (TagRow row : rows) {
+					inserts.add(insertOf(row));
+				}
+				return inserts;
+			});
+		}
+
+		@Override
+		public CompletionStage<List<Row>> rows(String tag, TagOffset after, long upperTimestamp, int limit) {
+			return this.whole.rows(tag, after, upperTimestamp, limit);
+		}
+
+		@Override
+		public CompletionStage<Void> forEachRow(String tag, TagOffset after, long upperTimestamp,
+				java.util.function.Consumer<Row> action) {
+			return this.whole.forEachRow(tag, after, upperTimestamp, action);
+		}
+
+		@Override
+		public CompletionStage<List<Row>> groupRows(String tag, int group, TagOffset after, long upperTimestamp,
+				int limit) {
+			return collect(this.session.executeAsync(this.page.bind(tag, group, after.timestamp(), after.persistenceId(),
+					after.sequenceNr(), upperTimestamp, limit)), new ArrayList<>(Math.min(limit, 1024)));
 		}
 
 	}

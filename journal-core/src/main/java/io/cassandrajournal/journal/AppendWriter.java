@@ -431,7 +431,9 @@ final class AppendWriter {
 			return eventWrites(persistenceId, expected, expected + events.size(), byPartition, writeTime, started)
 				.run();
 		}
-		if (estimatedBytes(byPartition, tagRows) <= ATOMIC_BATCH_MAX_BYTES) {
+		// The segment-aware index writes each tag row a second time (TagPartitions#copies).
+		if (estimatedBytes(byPartition, tagRows)
+				+ (tagIndex.copies() - 1) * estimatedBytes(Map.of(), tagRows) <= ATOMIC_BATCH_MAX_BYTES) {
 			// The bucket list (bucketed layout) is its own step, before the batch: when it fails, the batch is never
 			// sent and no row of the range exists, whatever the failure says of the list's own row.
 			AtomicReference<List<BoundStatement>> tagInserts = new AtomicReference<>();

@@ -56,6 +56,8 @@ final class LayoutRecord {
 		// Which table the index lives in matters only while it is written.
 		layout.put("tag-index-table", options.useTagIndex() ? options.tagIndexTable() : "");
 		layout.put("tag-bucketing", options.useTagIndex() ? options.tagBucketing().name() : TagBucketing.NONE.name());
+		// Which partitions of the segment-aware index hold a row depends on the groups (0: no such index).
+		layout.put("tag-slice-groups", Integer.toString(options.useTagIndex() ? options.tagSliceGroups() : 0));
 		layout.put("partition-size", Long.toString(options.partitionSize()));
 		layout.put("persistence-id-buckets", Integer.toString(options.persistenceIdBuckets()));
 		return layout;

@@ -19,12 +19,14 @@ import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.internal.JournalStatements;
+import io.cassandrajournal.internal.TagSlices;
 
 /**
  * Deletes the tag index rows of events that {@code deleteTo} removes, so that no tag reader returns a deleted
  * event. It mirrors {@link TagPartitions}' write: the configured layout ({@code events_by_tag}, or the bucketed
  * index), plus, when the bucketed index is configured and the reference {@code events_by_tag} table exists
- * beside it (filled before bucketing was turned on, or by the TypeScript implementation), that table too.
+ * beside it (filled before bucketing was turned on, or by the TypeScript implementation), that table too, and
+ * the segment-aware index's copy when it is on.
  * The bucketed index's bucket list is left as it is: a bucket emptied by deletions costs a walk one empty
  * read, never a wrong result.
  */
@@ -64,6 +66,15 @@ final class TagIndexDeletes {
 					+ " WHERE tag = ? AND timestamp = ? AND persistence_id = ? AND sequence_nr = ?");
 			this.layouts.add(new Layout((key) -> key.tag(),
 					(key) -> delete.bind(key.tag(), key.timestamp(), key.persistenceId(), key.sequenceNr())));
+		}
+		int groups = options.tagSliceGroups();
+		if (groups != 0) {
+			// The segment-aware index: the row's partition follows from its persistenceId (TagSlices).
+			PreparedStatement delete = statements.write("DELETE FROM " + ks + "." + options.tagIndexSlicedTable()
+					+ " WHERE tag = ? AND slice_group = ? AND timestamp = ? AND persistence_id = ? AND sequence_nr = ?");
+			this.layouts.add(new Layout((key) -> Map.entry(key.tag(), TagSlices.groupOf(key.persistenceId(), groups)),
+					(key) -> delete.bind(key.tag(), TagSlices.groupOf(key.persistenceId(), groups), key.timestamp(),
+							key.persistenceId(), key.sequenceNr())));
 		}
 		if (bucketing != TagBucketing.NONE) {
 			PreparedStatement delete = statements.write("DELETE FROM " + ks + "." + options.tagIndexDataTable()

@@ -182,7 +182,7 @@ public final class ProjectionEngine implements AutoCloseable {
 			boolean sliced = projection.settings().segments() > 1;
 			control = new SegmentedProjection<>(projection, (segment, mayGoOn, cursor) -> {
 				ProjectionRunner<E> runner = new ProjectionRunner<>(projection, segment.id, mayGoOn,
-						sliced ? sliced(segment.range, sources) : sources, cursor, this.deadLetters, this::publish,
+						sliced ? sliced(segment.range, sources(projection, segment.range)) : sources, cursor, this.deadLetters, this::publish,
 						this.serializer, metrics, this.retries, this.executor, this.clock);
 				// Each segment parks and redelivers its own entities' dead letters, whoever runs the others.
 				return sliced ? runner.onlyEntities(segment.range::contains) : runner;
@@ -211,6 +211,14 @@ public final class ProjectionEngine implements AutoCloseable {
 	}
 
 	private <E> Function<TagOffset, ProjectionSource> sources(Projection<E> projection) {
+		return sources(projection, null);
+	}
+
+	/**
+	 * @param range a segment's slices: its tag feed reads only them where the read journal can (the segment-aware
+	 * tag index); {@code null} for the whole source
+	 */
+	private <E> Function<TagOffset, ProjectionSource> sources(Projection<E> projection, @Nullable SliceRange range) {
 		Function<TagOffset, ProjectionSource> sources;
 		if (projection.tagFilter() != null) {
 			ReadJournal query = this.readJournal;
@@ -219,8 +227,10 @@ public final class ProjectionEngine implements AutoCloseable {
 						+ "' reads by tag, which needs a read journal: builder.readJournal(...)");
 			}
 			// Wrapped: a cursor before a range retention dropped with the tag's buckets is reported (finding 19).
-			sources = (offset) -> new DroppedBucketCheck(new TagFeedSource(
-					query.liveEventsByTag(projection.tagFilter(), offset, projection.settings().feed())),
+			sources = (offset) -> new DroppedBucketCheck(new TagFeedSource((range == null)
+					? query.liveEventsByTag(projection.tagFilter(), offset, projection.settings().feed())
+					: query.liveEventsByTag(projection.tagFilter(), offset, projection.settings().feed(), range.from(),
+							range.to())),
 					projection.tagFilter(), offset, query, this.clock);
 		}
 		else {

@@ -9,7 +9,9 @@ import io.cassandrajournal.query.TagOffset;
 
 /**
  * One segment's view of a projection's source: reads the whole source and keeps the events of the segment's
- * slices, so every event of an entity reaches the same segment, in order. Where this fits: the engine wraps each
+ * slices, so every event of an entity reaches the same segment, in order. With the segment-aware tag index the
+ * source already reads only the segment's slice groups; this then drops nothing (or, for a segment smaller than
+ * a group, the group's other slices). Where this fits: the engine wraps each
  * segment's {@link TagFeedSource} in it. The cursor moves like the source's: past the whole batch when every
  * kept event was handled, else not at all (the source re-delivers the batch).
  */
@@ -42,7 +44,10 @@ final class SliceFilter implements ProjectionSource {
 		return this.source.offsetAfter((handledInBatch >= this.kept) ? Integer.MAX_VALUE : 0);
 	}
 
-	/** Counts every event after the cursor, the other segments' too (an upper bound of this segment's lag). */
+	/**
+	 * Counts the source's events after the cursor: every segment's from the whole feed (an upper bound of this
+	 * segment's lag), the segment's groups' from the segment-aware index.
+	 */
 	@Override
 	public CompletionStage<Long> eventsAfter(TagOffset offset, int limit) {
 		return this.source.eventsAfter(offset, limit);

@@ -3,6 +3,8 @@ package io.cassandrajournal.projection;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.cassandrajournal.internal.TagSlices;
+
 /**
  * A contiguous range of the fixed hash space that splits a projection over instances: every persistenceId
  * falls in one of {@value #SLICES} slices, {@code |persistenceId.hashCode() % 1024|} (the slice function Akka
@@ -19,7 +21,7 @@ import java.util.List;
 record SliceRange(int from, int to) {
 
 	/** The number of slices in the hash space. */
-	static final int SLICES = 1024;
+	static final int SLICES = TagSlices.SLICES;
 
 	SliceRange {
 		if (from < 0 || to >= SLICES || from > to) {
@@ -32,7 +34,8 @@ record SliceRange(int from, int to) {
 	 * @return its slice, 0 to 1023
 	 */
 	static int sliceOf(String persistenceId) {
-		return Math.abs(persistenceId.hashCode() % SLICES);
+		// One function for the segments and the segment-aware tag index's partitions.
+		return TagSlices.sliceOf(persistenceId);
 	}
 
 	/**

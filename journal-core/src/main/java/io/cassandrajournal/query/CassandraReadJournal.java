@@ -20,6 +20,7 @@ import io.cassandrajournal.internal.JournalTables;
 import io.cassandrajournal.internal.RawEvents;
 import io.cassandrajournal.internal.SchemaManager;
 import io.cassandrajournal.internal.SealConditions;
+import io.cassandrajournal.internal.TagSlices;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.PersistentEvent;
 import io.cassandrajournal.serialization.EventSerializer;
@@ -205,6 +206,29 @@ public final class CassandraReadJournal implements ReadJournal {
 		LateTagRows lateRows = (reader == this.tagReader) ? this.lateTagRows : null;
 		return new LiveTagFeed(reader, filter, start, settings, this.clock, this.options.inFlightWait(),
 				(lateRows != null) ? lateRows::absent : null);
+	}
+
+	/**
+	 * A live feed of the events of a slice range matching a filter. With the segment-aware tag index on
+	 * ({@link CassandraJournalOptions#tagSliceGroups()}) and a filter the index answers, it reads only the
+	 * partitions of the range's slice groups and returns only the range's events; otherwise it is the feed of
+	 * the whole filter (see {@link ReadJournal#liveEventsByTag(TagFilter, TagOffset, FeedSettings, int, int)}).
+	 */
+	@Override
+	public LiveTagFeed liveEventsByTag(TagFilter filter, TagOffset start, FeedSettings settings, int fromSlice,
+			int toSlice) {
+		TagIndexReader whole = this.tagReader;
+		int groups = this.options.tagSliceGroups();
+		boolean everySlice = fromSlice == 0 && toSlice == TagSlices.SLICES - 1;
+		if (whole == null || groups == 0 || everySlice || scansJournal(filter)) {
+			return liveEventsByTag(filter, start, settings);
+		}
+		if (fromSlice < 0 || toSlice >= TagSlices.SLICES || fromSlice > toSlice) {
+			throw new IllegalArgumentException(
+					"Slice range " + fromSlice + "-" + toSlice + " is not within 0-" + (TagSlices.SLICES - 1));
+		}
+		return new LiveTagFeed(whole.slices(fromSlice, toSlice, groups), filter, start, settings, this.clock,
+				this.options.inFlightWait(), (this.lateTagRows != null) ? this.lateTagRows::absent : null);
 	}
 
 	/**

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +19,7 @@ import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.Seal;
+import io.cassandrajournal.internal.TagSlices;
 import io.cassandrajournal.internal.WarnOnce;
 import io.cassandrajournal.journal.PersistentEvent;
 
@@ -50,6 +52,9 @@ final class LateTagRows {
 
 	private final PreparedStatement deleteTagRow;
 
+	/** The segment-aware index's copy of the row, when that index is on. */
+	private final @Nullable PreparedStatement deleteSlicedTagRow;
+
 	private final WarnOnce warnings = new WarnOnce(10_000);
 
 	private final AtomicLong skipped = new AtomicLong();
@@ -68,6 +73,10 @@ final class LateTagRows {
 						+ " USING TIMESTAMP ? WHERE tag = ? AND timestamp = ? AND persistence_id = ? AND sequence_nr = ?")
 				: statements.write("DELETE FROM " + ks + "." + options.tagIndexDataTable()
 						+ " USING TIMESTAMP ? WHERE tag = ? AND bucket = ? AND timestamp = ? AND persistence_id = ? "
+						+ "AND sequence_nr = ?");
+		this.deleteSlicedTagRow = (options.tagSliceGroups() == 0) ? null
+				: statements.write("DELETE FROM " + ks + "." + options.tagIndexSlicedTable()
+						+ " USING TIMESTAMP ? WHERE tag = ? AND slice_group = ? AND timestamp = ? AND persistence_id = ? "
 						+ "AND sequence_nr = ?");
 	}
 
@@ -136,6 +145,11 @@ final class LateTagRows {
 					: this.deleteTagRow.bind(writeTime, tag, this.options.tagBucketing().bucketOf(timestamp), timestamp,
 							event.persistenceId(), event.sequenceNr());
 			deletes.add(this.session.executeAsync(delete).toCompletableFuture());
+			if (this.deleteSlicedTagRow != null) {
+				deletes.add(this.session.executeAsync(this.deleteSlicedTagRow.bind(writeTime, tag,
+						TagSlices.groupOf(event.persistenceId(), this.options.tagSliceGroups()), timestamp,
+						event.persistenceId(), event.sequenceNr())).toCompletableFuture());
+			}
 		}
 		return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new));
 	}

@@ -56,6 +56,25 @@ public interface ReadJournal {
 	LiveTagFeed liveEventsByTag(TagFilter filter, TagOffset start, FeedSettings settings);
 
 	/**
+	 * A live feed for one segment of a projection shared by instances: the events matching a filter whose
+	 * persistenceIds fall in a slice range ({@code |persistenceId.hashCode() % 1024|}, the slice function of the
+	 * projection segments). With the segment-aware tag index on ({@code tag-slice-groups}), the Cassandra read
+	 * journal reads only the partitions of the range's slice groups; otherwise (the default) this is the feed of
+	 * the whole filter, and the caller keeps the range's events itself. Offsets are the same as the whole feed's,
+	 * so a cursor moves between the two.
+	 * @param filter the filter
+	 * @param start the offset to start after
+	 * @param settings the feed's windows and page size
+	 * @param fromSlice the first slice, inclusive (0 to 1023)
+	 * @param toSlice the last slice, inclusive
+	 * @return the feed; it may deliver events of other slices, which the caller drops
+	 */
+	default LiveTagFeed liveEventsByTag(TagFilter filter, TagOffset start, FeedSettings settings, int fromSlice,
+			int toSlice) {
+		return liveEventsByTag(filter, start, settings);
+	}
+
+	/**
 	 * A page of one persistenceId's events (the live form polls it again from the last sequence number).
 	 * @param <E> the payload type
 	 * @param persistenceId the entity

@@ -10,24 +10,61 @@ import java.util.concurrent.CompletionStage;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.Row;
+import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.internal.RowValues;
 import io.cassandrajournal.internal.TagPartitions;
+import io.cassandrajournal.internal.TagSlices;
 import io.cassandrajournal.journal.PersistentEvent;
 
 /**
  * Reads the tag index. Plans: a filter with {@code all} tags walks the partition of one of them and
  * refines rows with the whole filter (the row carries every tag of the event); a filter with only
  * {@code any} tags walks each tag's partition, merges them in offset order and drops duplicates (an event
- * carrying two of the tags is in both partitions). Each page is one bounded read per walked partition.
+ * carrying two of the tags is in both partitions). Each page is one bounded read per walked partition. A reader
+ * of a slice range ({@link #slices}) walks, per tag, the segment-aware index's partitions of the range's slice
+ * groups instead, merged the same way.
  */
 final class TagIndexReader implements TagEventReader {
 
 	private final TagPartitions partitions;
 
+	/** Where reads of a slice range go: the segment-aware index's groups; {@code null} for the whole tag. */
+	private final @Nullable Slices slices;
+
+	/** A slice range and the segment-aware index's groups that hold it. */
+	private record Slices(int fromSlice, int toSlice, int firstGroup, int lastGroup) {
+
+		boolean contains(String persistenceId) {
+			int slice = TagSlices.sliceOf(persistenceId);
+			return slice >= this.fromSlice && slice <= this.toSlice;
+		}
+
+	}
+
 	public TagIndexReader(CqlSession session, CassandraJournalOptions options) {
 		this.partitions = TagPartitions.create(session, options);
+		this.slices = null;
+	}
+
+	private TagIndexReader(TagPartitions partitions, Slices slices) {
+		this.partitions = partitions;
+		this.slices = slices;
+	}
+
+	/**
+	 * A reader of the events of a slice range only, from the segment-aware index's partitions of the groups that
+	 * hold the range (merged in offset order); rows of other slices in those groups (a range smaller than a group)
+	 * are examined and not returned.
+	 * @param fromSlice the first slice, inclusive
+	 * @param toSlice the last slice, inclusive
+	 * @param groups the index's slice groups
+	 * @return the reader
+	 */
+	TagIndexReader slices(int fromSlice, int toSlice, int groups) {
+		return new TagIndexReader(this.partitions, new Slices(fromSlice, toSlice,
+				TagSlices.firstGroup(fromSlice, toSlice, groups), TagSlices.lastGroup(fromSlice, toSlice, groups)));
 	}
 
 	@Override
@@ -36,8 +73,15 @@ final class TagIndexReader implements TagEventReader {
 		List<String> walked = filter.allTags().isEmpty() ? List.copyOf(filter.anyTags())
 				: List.of(filter.allTags().iterator().next());
 		List<CompletableFuture<List<Row>>> reads = new ArrayList<>();
+		Slices range = this.slices;
 		for (String tag : walked) {
-			reads.add(this.partitions.rows(tag, after, upperTimestamp, limit).toCompletableFuture());
+			if (range == null) {
+				reads.add(this.partitions.rows(tag, after, upperTimestamp, limit).toCompletableFuture());
+				continue;
+			}
+			for (int group = range.firstGroup(); group <= range.lastGroup(); group++) {
+				reads.add(this.partitions.groupRows(tag, group, after, upperTimestamp, limit).toCompletableFuture());
+			}
 		}
 		return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
 			.thenApply((ignored) -> merge(filter, after, reads.stream().map(CompletableFuture::join).toList(), limit));
@@ -57,7 +101,7 @@ final class TagIndexReader implements TagEventReader {
 	 * single {@code any} tag)
 	 */
 	boolean streams(TagFilter filter) {
-		return !filter.allTags().isEmpty() || filter.anyTags().size() == 1;
+		return this.slices == null && (!filter.allTags().isEmpty() || filter.anyTags().size() == 1);
 	}
 
 	/**
@@ -114,7 +158,7 @@ final class TagIndexReader implements TagEventReader {
 		for (Map.Entry<TagOffset, Row> entry : merged.entrySet()) {
 			Row row = entry.getValue();
 			java.util.Set<String> tags = RowValues.textSet(row, 4);
-			if (filter.matches(tags)) {
+			if (filter.matches(tags) && inSlices(entry.getKey())) {
 				String payload = RowValues.text(row, 3);
 				events.add(new TaggedEvent<>(entry.getKey(), new PersistentEvent<>(entry.getKey().persistenceId(),
 						entry.getKey().sequenceNr(), Instant.ofEpochMilli(entry.getKey().timestamp()), tags,
@@ -132,13 +176,18 @@ final class TagIndexReader implements TagEventReader {
 			TagOffset offset = offsetOf(row);
 			resume = offset;
 			java.util.Set<String> tags = RowValues.textSet(row, 4);
-			if (filter.matches(tags)) {
+			if (filter.matches(tags) && inSlices(offset)) {
 				String payload = RowValues.text(row, 3);
 				events.add(new TaggedEvent<>(offset, new PersistentEvent<>(offset.persistenceId(), offset.sequenceNr(),
 						Instant.ofEpochMilli(offset.timestamp()), tags, (payload != null) ? payload : "null")));
 			}
 		}
 		return new EventsPage<>(events, resume, rows.size() < limit);
+	}
+
+	private boolean inSlices(TagOffset offset) {
+		Slices range = this.slices;
+		return range == null || range.contains(offset.persistenceId());
 	}
 
 	private static TagOffset offsetOf(Row row) {

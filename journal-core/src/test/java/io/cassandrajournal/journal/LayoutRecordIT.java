@@ -67,6 +67,10 @@ class LayoutRecordIT {
 			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), first.withTagBucketing(TagBucketing.DAY)))
 			.satisfies((ex) -> assertThat(ex.mismatches()).containsExactly(
 					new JournalLayoutMismatchException.Mismatch("tag-bucketing", "NONE", "DAY")));
+		assertThatExceptionOfType(JournalLayoutMismatchException.class)
+			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), first.withTagSliceGroups(16)))
+			.satisfies((ex) -> assertThat(ex.mismatches()).containsExactly(
+					new JournalLayoutMismatchException.Mismatch("tag-slice-groups", "0", "16")));
 	}
 
 	@Test

@@ -181,6 +181,7 @@ public final class CassandraJournalAutoConfiguration {
 				.withAutoCreateTables(p.isAutoCreateTables())
 				.withUseTagIndex(p.isUseTagIndex())
 				.withTagBucketing(p.getTagBucketing())
+				.withTagSliceGroups(p.getTagSliceGroups())
 				.withConsistency(p.getConsistency())
 				.withLightweightTransactions(p.isLightweightTransactions())
 				.withSerialConsistency(p.getSerialConsistency())

@@ -162,6 +162,14 @@ public class JournalCassandraProperties {
 	private TagBucketing tagBucketing = DEFAULTS.tagBucketing();
 
 	/**
+	 * Slice groups of the segment-aware tag index: 0 (off) or a power of two from 2 to 1024. When set, each tag
+	 * row is also written to <tag-index-table>_sliced<groups>, partitioned by the persistenceId's slice group, so
+	 * each segment of a projection shared by several instances reads only its own entities' rows (16 suits up to
+	 * 16 segments). Not combined with tag-bucketing yet.
+	 */
+	private int tagSliceGroups = DEFAULTS.tagSliceGroups();
+
+	/**
 	 * Consistency level of every read and write, by name (LOCAL_QUORUM) or by the driver's numeric code (6).
 	 */
 	private DefaultConsistencyLevel consistency = (DefaultConsistencyLevel) DEFAULTS.consistency();
@@ -386,6 +394,14 @@ public class JournalCassandraProperties {
 
 	public void setTagBucketing(TagBucketing tagBucketing) {
 		this.tagBucketing = tagBucketing;
+	}
+
+	public int getTagSliceGroups() {
+		return this.tagSliceGroups;
+	}
+
+	public void setTagSliceGroups(int tagSliceGroups) {
+		this.tagSliceGroups = tagSliceGroups;
 	}
 
 	public DefaultConsistencyLevel getConsistency() {

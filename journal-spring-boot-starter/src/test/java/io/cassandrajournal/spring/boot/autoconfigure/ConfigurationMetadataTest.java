@@ -94,7 +94,7 @@ class ConfigurationMetadataTest {
 					"journal.cassandra.metadata-table", "journal.cassandra.all-ids-table",
 					"journal.cassandra.tag-index-table", "journal.cassandra.partition-size",
 					"journal.cassandra.auto-create-tables", "journal.cassandra.use-tag-index",
-					"journal.cassandra.tag-bucketing",
+					"journal.cassandra.tag-bucketing", "journal.cassandra.tag-slice-groups",
 					"journal.cassandra.consistency", "journal.cassandra.lightweight-transactions",
 					"journal.cassandra.serial-consistency", "journal.cassandra.local-datacenter",
 					"journal.cassandra.username", "journal.cassandra.password", "journal.cassandra.ssl",

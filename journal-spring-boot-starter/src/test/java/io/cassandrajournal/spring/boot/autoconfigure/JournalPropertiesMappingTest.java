@@ -47,7 +47,9 @@ class JournalPropertiesMappingTest {
 			"journal.cassandra.projections.dead-letter-queue", "CassandraJournalAutoConfigurationIT.projectionSwitches",
 			"journal.cassandra.projections.dead-letter-table", "CassandraJournalAutoConfigurationIT.everyPropertyIsMapped",
 			"journal.cassandra.embedded.*", "EmbeddedCassandraEnvironmentPostProcessorTest.everyEmbeddedKeyIsBoundOnce",
-			"journal.cassandra.retention.*", "JournalRetentionPropertiesTest.everyKeyArrivesInThePolicy");
+			"journal.cassandra.retention.*", "JournalRetentionPropertiesTest.everyKeyArrivesInThePolicy",
+			// Not combined with tag-bucketing (set to hour above): checked on its own.
+			"journal.cassandra.tag-slice-groups", "JournalPropertiesMappingTest.tagSliceGroupsArrives");
 
 	/** Key, a value that is not its default, and where it must arrive. */
 	private static final Map<String, Check> NON_DEFAULT = new LinkedHashMap<>();
@@ -148,6 +150,16 @@ class JournalPropertiesMappingTest {
 			String path = ConfigurationMetadataTest.beanPath(key);
 			assertThat(boundValues.getPropertyValue(path)).as(key).isNotEqualTo(defaults.getPropertyValue(path));
 		}
+	}
+
+	@Test
+	void tagSliceGroupsArrives() {
+		JournalCassandraProperties bound = new Binder(new MapConfigurationPropertySource(
+				Map.of("journal.cassandra.tag-slice-groups", "16", "journal.cassandra.keyspace", "mapped_ks")))
+			.bindOrCreate("journal.cassandra", JournalCassandraProperties.class);
+		assertThat(new JournalCassandraProperties().getTagSliceGroups()).isZero();
+		assertThat(CassandraJournalAutoConfiguration.OptionsMapper.map(bound, new MockEnvironment()).tagSliceGroups())
+			.isEqualTo(16);
 	}
 
 	@Test
