@@ -4,11 +4,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
+import com.datastax.oss.driver.api.core.cql.BatchStatement;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
 import com.datastax.oss.driver.api.core.cql.Statement;
 import org.junit.jupiter.api.BeforeAll;
@@ -52,6 +55,8 @@ class ClaimResolutionFaultsIT {
 		this.options = CassandraJournalOptions.create()
 			.withKeyspace(keyspace.name())
 			.withUseTagIndex(true)
+			// What the test node needs (see SETTLE), not the default, which also covers Paxos v1.
+			.withClaimSettleTime(SETTLE)
 			.withClock(new SettableClock(Instant.now()));
 		CassandraJournal.create(this.session, this.options, new JacksonEventSerializer());
 	}
@@ -122,9 +127,10 @@ class ClaimResolutionFaultsIT {
 	}
 
 	/**
-	 * Cassandra 5's defaults: a coordinator stops a Paxos round {@code cas_contention_timeout} (1 s) plus
-	 * {@code write_request_timeout} (2 s) after the request started at the latest; the journal's default claim
-	 * settle time.
+	 * The claim settle time these tests set: what the launcher's node needs. It runs Paxos v2 (its yaml sets
+	 * {@code paxos_variant: v2}) with Cassandra 5.0's built-in timeouts ({@code cas_contention_timeout} 1.8 s,
+	 * {@code write_request_timeout} 2 s: the yaml sets neither), so a coordinator proposes until 1.8 s and gives up
+	 * committing at 2 s after the request started; 3 s leaves 1 s of margin. The default (6 s) also covers Paxos v1.
 	 */
 	private static final Duration SETTLE = Duration.ofSeconds(3);
 
@@ -259,9 +265,8 @@ class ClaimResolutionFaultsIT {
 		result(journal.append(id, 0, List.of(EventToAppend.of(new Opened()))));
 
 		faults.delayMatching(headUpdate(id, 2), Duration.ofMillis(1500));
-		faults.failBeforeSending((s) -> s instanceof com.datastax.oss.driver.api.core.cql.BatchStatement,
-				Integer.MAX_VALUE);
-		java.util.concurrent.atomic.AtomicBoolean releaseSent = new java.util.concurrent.atomic.AtomicBoolean();
+		faults.failBeforeSending((s) -> s instanceof BatchStatement, Integer.MAX_VALUE);
+		AtomicBoolean releaseSent = new AtomicBoolean();
 		CompletableFuture<Void> releaseApplied = faults.failThenApplyLater(headUpdate(id, 1).and((s) -> {
 			releaseSent.set(true);
 			return true;
@@ -285,7 +290,7 @@ class ClaimResolutionFaultsIT {
 
 	/** @return the conditional head update of {@code id} to {@code newHead} (a claim, or a release back to it) */
 	private static Predicate<Statement<?>> headUpdate(String id, long newHead) {
-		return (s) -> s instanceof com.datastax.oss.driver.api.core.cql.BoundStatement bound
+		return (s) -> s instanceof BoundStatement bound
 				&& bound.getPreparedStatement().getQuery().startsWith("UPDATE")
 				&& bound.getPreparedStatement().getQuery().contains(" IF max_sequence_nr")
 				&& id.equals(bound.getString(2)) && bound.getLong(0) == newHead;
