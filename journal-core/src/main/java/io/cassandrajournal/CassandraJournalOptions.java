@@ -432,8 +432,8 @@ public final class CassandraJournalOptions {
 		if (claimSettleTime.isNegative()) {
 			throw new IllegalArgumentException("claimSettleTime must not be negative, was " + claimSettleTime);
 		}
-		if (!claimSettleTime.isZero()
-				&& (claimSettleTime.compareTo(MIN_CLAIM_SETTLE_TIME) < 0 || claimSettleTime.compareTo(MAX_CLAIM_SETTLE_TIME) > 0)) {
+		if (!claimSettleTime.isZero() && (claimSettleTime.compareTo(MIN_CLAIM_SETTLE_TIME) < 0
+				|| claimSettleTime.compareTo(MAX_CLAIM_SETTLE_TIME) > 0)) {
 			throw new IllegalArgumentException("claimSettleTime must be 0 or between " + MIN_CLAIM_SETTLE_TIME + " and "
 					+ MAX_CLAIM_SETTLE_TIME + " (no coordinator runs a Paxos round for less than 1 s or more than a minute "
 					+ "with sane timeouts), was " + claimSettleTime);
