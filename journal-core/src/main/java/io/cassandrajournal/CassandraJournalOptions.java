@@ -456,12 +456,16 @@ public final class CassandraJournalOptions {
 
 	/**
 	 * @param claimSettleTime how long after a claim (a lightweight transaction on the head) was sent its
-	 * coordinator may still apply it, default 3 s: Cassandra 5's {@code cas_contention_timeout} (1 s) plus
-	 * {@code write_request_timeout} (2 s). A claim that failed without an answer from its coordinator (a lost
-	 * connection, a client-side timeout) is resolved by a serial read of the head only once this has passed since
-	 * it was sent, so a round still running cannot apply after the read; a server-side timeout is resolved at
-	 * once. Raise it with the cluster's timeouts; zero reads at once (a claim still running may then apply after
-	 * its append was reported as not applied, leaving a gap)
+	 * coordinator may still apply it, default 6 s: Cassandra 5.0's built-in Paxos v1 reads the row before proposing,
+	 * and that read may end {@code read_request_timeout} (5 s) after the request started, plus 1 s of margin; Paxos
+	 * v2 with the built-in timeouts ({@code cas_contention_timeout} 1.8 s, {@code write_request_timeout} 2 s) stops
+	 * at 2 s, so 3 s covers it (docs/reliability.md, finding 20). A claim that failed without an answer from its
+	 * coordinator (a lost connection, a client-side timeout) is resolved by a serial read of the head only once this
+	 * has passed since it was sent (from the failure, when the driver sent it more than once), so a round still
+	 * running cannot apply after the read; a server-side timeout is resolved at once. A failed append releases its
+	 * claim only while a release sent now could not apply, within the longer of this and the request timeout, after
+	 * the writer's deadline. Raise it with the cluster's timeouts; zero reads at once (a claim still running may then
+	 * apply after its append was reported as not applied, leaving a gap); otherwise between 1 s and 1 min
 	 * @return new options
 	 */
 	public CassandraJournalOptions withClaimSettleTime(Duration claimSettleTime) {
@@ -469,8 +473,20 @@ public final class CassandraJournalOptions {
 		if (claimSettleTime.isNegative()) {
 			throw new IllegalArgumentException("claimSettleTime must not be negative, was " + claimSettleTime);
 		}
+		if (!claimSettleTime.isZero() && (claimSettleTime.compareTo(MIN_CLAIM_SETTLE_TIME) < 0
+				|| claimSettleTime.compareTo(MAX_CLAIM_SETTLE_TIME) > 0)) {
+			throw new IllegalArgumentException("claimSettleTime must be 0 or between " + MIN_CLAIM_SETTLE_TIME + " and "
+					+ MAX_CLAIM_SETTLE_TIME + " (no coordinator runs a Paxos round for less than 1 s or more than a minute "
+					+ "with sane timeouts), was " + claimSettleTime);
+		}
 		return with((v) -> v.claimSettleTime = claimSettleTime);
 	}
+
+	/** The shortest non-zero {@link #withClaimSettleTime}: below any Paxos round's bound. */
+	private static final Duration MIN_CLAIM_SETTLE_TIME = Duration.ofSeconds(1);
+
+	/** The longest {@link #withClaimSettleTime}: far above any sane timeouts, and far from overflowing nanoseconds. */
+	private static final Duration MAX_CLAIM_SETTLE_TIME = Duration.ofMinutes(1);
 
 	/** Cassandra's largest TTL: 20 years. */
 	private static final Duration MAX_TTL = Duration.ofSeconds(630_720_000);
@@ -713,7 +729,7 @@ public final class CassandraJournalOptions {
 
 		Duration inFlightWait = Duration.ofSeconds(30);
 
-		Duration claimSettleTime = Duration.ofSeconds(3);
+		Duration claimSettleTime = Duration.ofSeconds(6);
 
 		Duration tagIndexTtl = Duration.ZERO;
 

@@ -1,6 +1,7 @@
 package io.cassandrajournal;
 
 import java.time.Instant;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
@@ -90,15 +91,21 @@ class CassandraJournalOptionsTest {
 	}
 
 	@Test
-	void claimSettleTimeDefaultsToCassandrasCasContentionPlusWriteTimeoutAndRejectsNegativeValues() {
+	void claimSettleTimeDefaultsToCoverPaxosV1AndRejectsValuesOutsideOneSecondToAMinute() {
 		CassandraJournalOptions options = CassandraJournalOptions.create();
-		assertThat(options.claimSettleTime()).isEqualTo(java.time.Duration.ofSeconds(3));
+		assertThat(options.claimSettleTime()).isEqualTo(java.time.Duration.ofSeconds(6));
 		assertThat(options.withClaimSettleTime(java.time.Duration.ZERO).claimSettleTime()).isZero();
 		assertThat(options.withClaimSettleTime(java.time.Duration.ofSeconds(7)).withKeyspace("k").claimSettleTime())
 			.isEqualTo(java.time.Duration.ofSeconds(7));
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> options.withClaimSettleTime(java.time.Duration.ofMillis(-1)))
-			.withMessageContaining("claimSettleTime");
+		assertThat(options.withClaimSettleTime(java.time.Duration.ofSeconds(1)).claimSettleTime())
+			.isEqualTo(java.time.Duration.ofSeconds(1));
+		assertThat(options.withClaimSettleTime(java.time.Duration.ofMinutes(1)).claimSettleTime())
+			.isEqualTo(java.time.Duration.ofMinutes(1));
+		for (java.time.Duration outside : List.of(java.time.Duration.ofMillis(-1), java.time.Duration.ofMillis(999),
+				java.time.Duration.ofMinutes(1).plusNanos(1), java.time.Duration.ofSeconds(Long.MAX_VALUE))) {
+			assertThatIllegalArgumentException().isThrownBy(() -> options.withClaimSettleTime(outside))
+				.withMessageContaining("claimSettleTime");
+		}
 	}
 
 }

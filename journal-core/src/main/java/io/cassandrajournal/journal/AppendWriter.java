@@ -82,11 +82,12 @@ final class AppendWriter {
 		this.statements = statements;
 		this.tagIndex = options.useTagIndex() ? TagPartitions.create(session, options) : null;
 		if (options.lightweightTransactions() && !options.inFlightWait().isZero()
-				&& options.requestTimeout().toNanos() >= deadlineNanos(options.inFlightWait())) {
-			logger.warn("in-flight-wait ({}) is not above request-timeout ({}): an append whose writes fail after its "
-					+ "claim never releases the claim (a release could apply after readers may seal its numbers), so "
-					+ "every such failure is reported as JournalWriteUncertainException and leaves a gap; keep "
-					+ "in-flight-wait well above request-timeout", options.inFlightWait(), options.requestTimeout());
+				&& releaseBoundNanos(options) >= deadlineNanos(options.inFlightWait())) {
+			logger.warn("in-flight-wait ({}) is not above the longer of request-timeout ({}) and claim-settle-time ({}): "
+					+ "an append whose writes fail after its claim never releases the claim (a release could apply after "
+					+ "readers may seal its numbers), so every such failure is reported as JournalWriteUncertainException "
+					+ "and leaves a gap; keep in-flight-wait well above both", options.inFlightWait(),
+					options.requestTimeout(), options.claimSettleTime());
 		}
 		this.uncertainAppends = UncertainAppends.needed(session, options) ? new UncertainAppends(session, options, statements)
 				: null;
@@ -151,8 +152,9 @@ final class AppendWriter {
 					return CompletableFuture.failedFuture(uncertain(persistenceId, expected + 1, last, failure));
 				}
 				if (releaseMayApplyPastDeadline(started)) {
-					// A reader may be sealing these numbers by the time a release applies (its Paxos round may take up
-					// to the request timeout): released, they would be reused under its seal (finding 15, item 5).
+					// A reader may be sealing these numbers by the time a release applies (its Paxos round may run up
+					// to the request timeout, or up to claim-settle-time when its connection fails): released, they
+					// would be reused under its seal (finding 15, item 5; finding 20).
 					return CompletableFuture.failedFuture(JournalWriteUncertainException.unreleasedClaim(persistenceId,
 							expected + 1, last, Errors.unwrap(failure)));
 				}
@@ -182,14 +184,25 @@ final class AppendWriter {
 
 	/**
 	 * Whether a claim release sent now could still apply after the writer's deadline: its Paxos round may take up to
-	 * the request timeout, and a reader may seal the numbers from the deadline on (finding 15, item 5). Such a
-	 * release is not sent; the claim is kept. None with an in-flight wait of zero (readers then never seal).
+	 * the request timeout, and, when its connection fails, its coordinator may still run it until
+	 * {@code claim-settle-time} after it was sent (finding 20); a reader may seal the numbers from the deadline on
+	 * (finding 15, item 5). Such a release is not sent; the claim is kept. None with an in-flight wait of zero
+	 * (readers then never seal).
 	 * @param started {@link System#nanoTime} just before the claim's time stamp was taken
-	 * @return whether now plus the request timeout passes {@link #deadlineNanos} after it
+	 * @return whether now plus {@link #releaseBoundNanos} passes {@link #deadlineNanos} after it
 	 */
 	private boolean releaseMayApplyPastDeadline(long started) {
 		return this.options.inFlightWait().toNanos() > 0 && System.nanoTime() - started
-				+ this.options.requestTimeout().toNanos() > deadlineNanos(this.options.inFlightWait());
+				+ releaseBoundNanos(this.options) > deadlineNanos(this.options.inFlightWait());
+	}
+
+	/**
+	 * @param options the journal's options
+	 * @return how long after it was sent a release may still apply: the longer of the request timeout (an answer
+	 * that came) and the claim settle time (a coordinator still running it after the connection failed)
+	 */
+	static long releaseBoundNanos(CassandraJournalOptions options) {
+		return Math.max(options.requestTimeout().toNanos(), options.claimSettleTime().toNanos());
 	}
 
 	/**
@@ -267,8 +280,7 @@ final class AppendWriter {
 	 * @return completes when the serial read may run
 	 */
 	private CompletionStage<Void> afterServerGaveUp(long sent, Throwable error) {
-		long waitNanos = WriteOutcome.answeredByCoordinator(error) ? 0
-				: this.options.claimSettleTime().toNanos() - (System.nanoTime() - sent);
+		long waitNanos = settleWaitNanos(sent, System.nanoTime(), error, this.options.claimSettleTime());
 		if (waitNanos <= 0) {
 			return CompletableFuture.completedFuture(null);
 		}
@@ -276,6 +288,28 @@ final class AppendWriter {
 				Errors.unwrap(error).getMessage(), TimeUnit.NANOSECONDS.toMillis(waitNanos));
 		return CompletableFuture.runAsync(() -> {
 		}, CompletableFuture.delayedExecutor(waitNanos, TimeUnit.NANOSECONDS));
+	}
+
+	/**
+	 * How long the serial read that resolves a failed claim waits ({@link #afterServerGaveUp}): not at all after the
+	 * coordinator's own answer; otherwise until {@code settle} has passed since the claim was sent, or since now when
+	 * the driver may have sent it more than once ({@link WriteOutcome#mayHaveBeenResent}: it retries even a
+	 * non-idempotent claim after an unavailable or a read timeout, and the last attempt's send time is not known).
+	 * @param sent {@link System#nanoTime} just before the claim was handed to the driver
+	 * @param now {@link System#nanoTime} when the failure is handled
+	 * @param error the claim's failure
+	 * @param settle the claim settle time
+	 * @return nanoseconds to wait, never negative
+	 */
+	static long settleWaitNanos(long sent, long now, Throwable error, Duration settle) {
+		if (WriteOutcome.answeredByCoordinator(error)) {
+			return 0;
+		}
+		long settleNanos = settle.toNanos();
+		if (WriteOutcome.mayHaveBeenResent(error)) {
+			return settleNanos;
+		}
+		return Math.max(0, settleNanos - (now - sent));
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.util.List;
 
 import com.datastax.oss.driver.api.core.AllNodesFailedException;
 import com.datastax.oss.driver.api.core.DriverException;
+import com.datastax.oss.driver.api.core.NodeUnavailableException;
 import com.datastax.oss.driver.api.core.RequestThrottlingException;
 import com.datastax.oss.driver.api.core.connection.BusyConnectionException;
 import com.datastax.oss.driver.api.core.servererrors.BootstrappingException;
@@ -26,7 +27,7 @@ final class WriteOutcome {
 	/**
 	 * A write certainly did not apply when no replica can have received it: no node was available or every
 	 * node tried refused it before executing (not enough replicas alive, bootstrapping), the driver throttled or
-	 * found no free connection, or Cassandra rejected the statement as invalid. A timeout (client- or
+	 * found no free connection (or no connection at all: {@link NodeUnavailableException}, never sent), or Cassandra rejected the statement as invalid. A timeout (client- or
 	 * server-side) or a connection lost while waiting is never certain, and neither is {@link OverloadedException}:
 	 * Cassandra checks the hints in progress per replica while it sends (a replica may already have the rows)
 	 * and, for a logged batch, after the batch log holds it (the batch log replays it later).
@@ -41,7 +42,8 @@ final class WriteOutcome {
 		}
 		return cause instanceof UnavailableException || cause instanceof BootstrappingException
 				|| cause instanceof RequestThrottlingException
-				|| cause instanceof BusyConnectionException || cause instanceof QueryValidationException;
+				|| cause instanceof BusyConnectionException || cause instanceof NodeUnavailableException
+				|| cause instanceof QueryValidationException;
 	}
 
 	/**
@@ -82,6 +84,24 @@ final class WriteOutcome {
 			return !errors.isEmpty() && errors.stream().allMatch(WriteOutcome::answeredByCoordinator);
 		}
 		return cause instanceof CoordinatorException;
+	}
+
+	/**
+	 * Whether the driver may have sent a request more than once before this failure (docs/reliability.md,
+	 * finding 20): even a non-idempotent statement is retried after an unavailable (to the next node) or a read
+	 * timeout (a CAS in Paxos v1's read phase; to the same node), so the last attempt may have been sent well after
+	 * the first. The earlier attempts' errors are in the failure's execution info; an
+	 * {@link AllNodesFailedException} is the end of a query plan the driver walked.
+	 * @param error a request's failure, possibly wrapped in a completion exception
+	 * @return whether an attempt other than the first may have been sent
+	 */
+	static boolean mayHaveBeenResent(Throwable error) {
+		Throwable cause = Errors.unwrap(error);
+		if (cause instanceof AllNodesFailedException) {
+			return true;
+		}
+		return cause instanceof DriverException driver && driver.getExecutionInfo() != null
+				&& !driver.getExecutionInfo().getErrors().isEmpty();
 	}
 
 	/**

@@ -4,11 +4,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 
 import com.datastax.oss.driver.api.core.ConsistencyLevel;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
+import com.datastax.oss.driver.api.core.cql.BatchStatement;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
 import com.datastax.oss.driver.api.core.cql.Statement;
 import org.junit.jupiter.api.BeforeAll;
@@ -52,6 +55,8 @@ class ClaimResolutionFaultsIT {
 		this.options = CassandraJournalOptions.create()
 			.withKeyspace(keyspace.name())
 			.withUseTagIndex(true)
+			// What the test node needs (see SETTLE), not the default, which also covers Paxos v1.
+			.withClaimSettleTime(SETTLE)
 			.withClock(new SettableClock(Instant.now()));
 		CassandraJournal.create(this.session, this.options, new JacksonEventSerializer());
 	}
@@ -122,9 +127,10 @@ class ClaimResolutionFaultsIT {
 	}
 
 	/**
-	 * Cassandra 5's defaults: a coordinator stops a Paxos round {@code cas_contention_timeout} (1 s) plus
-	 * {@code write_request_timeout} (2 s) after the request started at the latest; the journal's default claim
-	 * settle time.
+	 * The claim settle time these tests set: what the launcher's node needs. It runs Paxos v2 (its yaml sets
+	 * {@code paxos_variant: v2}) with Cassandra 5.0's built-in timeouts ({@code cas_contention_timeout} 1.8 s,
+	 * {@code write_request_timeout} 2 s: the yaml sets neither), so a coordinator proposes until 1.8 s and gives up
+	 * committing at 2 s after the request started; 3 s leaves 1 s of margin. The default (6 s) also covers Paxos v1.
 	 */
 	private static final Duration SETTLE = Duration.ofSeconds(3);
 
@@ -236,6 +242,58 @@ class ClaimResolutionFaultsIT {
 		else {
 			assertThat(result(repository.load(id)).state()).isEqualTo(5);
 		}
+	}
+
+	/**
+	 * Review of finding 20, item 2: a release is a Paxos round on the head like a claim, and its connection can fail
+	 * while its coordinator still runs it, up to {@code claim-settle-time} after it was sent, not only
+	 * {@code request-timeout}. A release sent while now plus the request timeout was still before the writer's
+	 * deadline could then apply after it, when a reader may have sealed the numbers, and the next append would claim
+	 * them again behind the seal. Here (request timeout 500 ms, in-flight wait 3 s, settle time 3 s) the claim reaches
+	 * the node 1.5 s late, the events batch fails without being sent, and a release, if one is sent, loses its
+	 * connection and applies 2 s later, past the deadline. The append must be uncertain with its range and its claim
+	 * must still hold once any such release ran: the next append from the old head is a conflict.
+	 */
+	@Test
+	void aReleaseThatCouldApplyPastTheWritersDeadlineIsNotSentAndTheRangeStaysClaimed() {
+		FaultInjectingSession faults = new FaultInjectingSession(this.session);
+		CassandraJournalOptions lateWrites = this.options.withInFlightWait(Duration.ofSeconds(3))
+			.withRequestTimeout(Duration.ofMillis(500))
+			.withClaimSettleTime(SETTLE);
+		CassandraJournal journal = CassandraJournal.create(faults.session(), lateWrites, new JacksonEventSerializer());
+		String id = newId();
+		result(journal.append(id, 0, List.of(EventToAppend.of(new Opened()))));
+
+		faults.delayMatching(headUpdate(id, 2), Duration.ofMillis(1500));
+		faults.failBeforeSending((s) -> s instanceof BatchStatement, Integer.MAX_VALUE);
+		AtomicBoolean releaseSent = new AtomicBoolean();
+		CompletableFuture<Void> releaseApplied = faults.failThenApplyLater(headUpdate(id, 1).and((s) -> {
+			releaseSent.set(true);
+			return true;
+		}), 1, (s) -> false, Duration.ofSeconds(2), FaultInjectingSession::connectionLost);
+		Throwable failed = catchThrowable(() -> result(journal.append(id, 1, List.of(EventToAppend.of(new Deposited(1))))));
+		if (releaseSent.get()) {
+			// Wait (bounded) until the held release has run on the node.
+			result(releaseApplied, Duration.ofSeconds(10));
+		}
+		faults.heal();
+
+		assertThat(failed).isInstanceOf(JournalWriteUncertainException.class);
+		assertThat(((JournalWriteUncertainException) failed).firstSequenceNr()).isEqualTo(2);
+		assertThat(((JournalWriteUncertainException) failed).lastSequenceNr()).isEqualTo(2);
+		assertThat(head(id)).as("the claim still holds: a release applied past the deadline would let 2 be claimed "
+				+ "again behind a reader's seal").isEqualTo(2);
+		assertThat(catchThrowable(() -> result(journal(this.session).append(id, 1,
+				List.of(EventToAppend.of(new Deposited(7)))))))
+			.as("number 2 is not claimed again").isInstanceOf(JournalConcurrencyException.class);
+	}
+
+	/** @return the conditional head update of {@code id} to {@code newHead} (a claim, or a release back to it) */
+	private static Predicate<Statement<?>> headUpdate(String id, long newHead) {
+		return (s) -> s instanceof BoundStatement bound
+				&& bound.getPreparedStatement().getQuery().startsWith("UPDATE")
+				&& bound.getPreparedStatement().getQuery().contains(" IF max_sequence_nr")
+				&& id.equals(bound.getString(2)) && bound.getLong(0) == newHead;
 	}
 
 	/** An account balance, for the repository test. */

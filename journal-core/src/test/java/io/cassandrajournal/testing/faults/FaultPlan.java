@@ -67,7 +67,7 @@ public final class FaultPlan {
 	 * @param slow the longest delay of a slow response
 	 * @param late the longest delay of a late batch
 	 * @param lostApplyWithin the longest a statement whose connection was lost takes to reach Cassandra: within
-	 * the journal's {@code claim-settle-time} (3 s), as a real coordinator's round ends within its timeouts
+	 * the {@code claim-settle-time} {@link FaultRun} sets (2 s), as a real coordinator's round ends within its timeouts
 	 */
 	public record Rates(double failBeforeSending, double applyThenTimeOut, double readFails, double slowResponse,
 			double lateBatch, double connectionLost, Duration slow, Duration late, Duration lostApplyWithin) {

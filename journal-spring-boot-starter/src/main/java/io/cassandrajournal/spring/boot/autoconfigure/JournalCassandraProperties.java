@@ -96,9 +96,12 @@ public class JournalCassandraProperties {
 	private Duration inFlightWait = DEFAULTS.inFlightWait();
 
 	/**
-	 * How long after a claim was sent its coordinator may still apply it (Cassandra's cas_contention_timeout plus
-	 * write_request_timeout). A claim that failed without an answer (a lost connection, a client-side timeout) is
-	 * resolved by a serial read of the head only once this has passed since it was sent; 0 reads at once.
+	 * How long after a claim was sent its coordinator may still apply it: 6 s covers Cassandra 5.0's built-in Paxos
+	 * v1 (its read before proposing may end read_request_timeout, 5 s, after the request started, plus 1 s); Paxos v2
+	 * stops at the longer of cas_contention_timeout and write_request_timeout (3 s covers the built-in 1.8 s and 2 s).
+	 * A claim that failed without an answer (a lost connection, a client-side timeout) is resolved by a serial read
+	 * of the head only once this has passed since it was sent; a failed append releases its claim only while the
+	 * release could not apply within this after the writer's deadline. 0 reads at once; otherwise 1s to 1m.
 	 */
 	private Duration claimSettleTime = DEFAULTS.claimSettleTime();
 
