@@ -21,9 +21,9 @@ import org.junit.jupiter.api.TestInstance;
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.JournalUnavailableException;
 import io.cassandrajournal.entity.EntityRepository;
-import io.cassandrajournal.entity.EventSourcedEntity;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.testing.AccountEvent;
+import io.cassandrajournal.testing.DepositBalance;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testing.AccountEvent.Opened;
 import io.cassandrajournal.testing.FaultInjectingSession;
@@ -226,7 +226,8 @@ class ClaimResolutionFaultsIT {
 		// A short in-flight wait: the retry's load steps over (and seals) the number its own lost claim holds.
 		CassandraJournal journal = CassandraJournal.create(faults.session(),
 				this.options.withInFlightWait(Duration.ofSeconds(1)), new JacksonEventSerializer());
-		EntityRepository<Long, AccountEvent> repository = EntityRepository.create(journal, null, new Balance(), 3);
+		EntityRepository<Long, AccountEvent> repository = EntityRepository
+			.create(journal, null, new DepositBalance(), 3);
 		String id = newId();
 		result(repository.execute(id, (state) -> List.of(new Opened())));
 
@@ -294,31 +295,6 @@ class ClaimResolutionFaultsIT {
 				&& bound.getPreparedStatement().getQuery().startsWith("UPDATE")
 				&& bound.getPreparedStatement().getQuery().contains(" IF max_sequence_nr")
 				&& id.equals(bound.getString(2)) && bound.getLong(0) == newHead;
-	}
-
-	/** An account balance, for the repository test. */
-	private static final class Balance implements EventSourcedEntity<Long, AccountEvent> {
-
-		@Override
-		public Long emptyState() {
-			return 0L;
-		}
-
-		@Override
-		public Long applyEvent(Long balance, AccountEvent event) {
-			return (event instanceof Deposited deposited) ? balance + deposited.amount() : balance;
-		}
-
-		@Override
-		public Class<AccountEvent> eventType() {
-			return AccountEvent.class;
-		}
-
-		@Override
-		public Class<Long> stateType() {
-			return Long.class;
-		}
-
 	}
 
 	/**

@@ -21,7 +21,6 @@ import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.entity.EntityRepository;
 import io.cassandrajournal.entity.EventsDeletedException;
-import io.cassandrajournal.entity.EventSourcedEntity;
 import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
 import io.cassandrajournal.journal.EventToAppend;
@@ -39,6 +38,7 @@ import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.snapshot.CassandraSnapshotStore;
 import io.cassandrajournal.state.CassandraDurableStateStore;
 import io.cassandrajournal.testing.AccountEvent;
+import io.cassandrajournal.testing.DepositBalance;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testing.SettableClock;
 import io.cassandrajournal.testsupport.CassandraTest;
@@ -228,43 +228,14 @@ class DeletedRangeProjectionIT {
 		assertThat(logsAbout(tag, Level.INFO)).as("a cursor past the dropped range: nothing to report").isEmpty();
 	}
 
-	/** A balance; snapshots every {@code every} events (0: none). */
-	record Account(int every) implements EventSourcedEntity<Long, AccountEvent> {
-
-		@Override
-		public Long emptyState() {
-			return 0L;
-		}
-
-		@Override
-		public Long applyEvent(Long balance, AccountEvent event) {
-			return (event instanceof Deposited d) ? balance + d.amount() : balance;
-		}
-
-		@Override
-		public Class<AccountEvent> eventType() {
-			return AccountEvent.class;
-		}
-
-		@Override
-		public Class<Long> stateType() {
-			return Long.class;
-		}
-
-		@Override
-		public int snapshotEvery() {
-			return this.every;
-		}
-
-	}
-
 	@Test
 	void anEntityLoadThatWouldFoldWithoutDeletedEventsFailsNamingTheRange() {
 		CassandraJournal journal = journal();
 		String id = "load-" + UUID.randomUUID();
 		result(journal.append(id, 0, deposits(15, "t")));
 		result(journal.deleteTo(id, 10));
-		EntityRepository<Long, AccountEvent> repository = EntityRepository.create(journal, null, new Account(0), 0);
+		EntityRepository<Long, AccountEvent> repository = EntityRepository
+			.create(journal, null, new DepositBalance(0), 0);
 		assertThatThrownBy(() -> result(repository.load(id), Duration.ofSeconds(10)))
 			.isInstanceOf(EventsDeletedException.class)
 			.hasMessageContaining(id)
@@ -278,7 +249,8 @@ class DeletedRangeProjectionIT {
 		CassandraSnapshotStore snapshots = CassandraSnapshotStore.create(this.keyspace.session(), journal.options(),
 				new JacksonEventSerializer());
 		String id = "covered-" + UUID.randomUUID();
-		EntityRepository<Long, AccountEvent> repository = EntityRepository.create(journal, snapshots, new Account(5), 0);
+		EntityRepository<Long, AccountEvent> repository = EntityRepository
+			.create(journal, snapshots, new DepositBalance(5), 0);
 		for (int i = 0; i < 12; i++) {
 			result(repository.execute(id, (state) -> List.of(new Deposited(1))));
 		}
@@ -287,7 +259,8 @@ class DeletedRangeProjectionIT {
 				.map((s) -> s.sequenceNr() == 10)
 				.orElse(false));
 		result(journal.deleteTo(id, 10));
-		EntityRepository<Long, AccountEvent> fresh = EntityRepository.create(journal, snapshots, new Account(5), 0);
+		EntityRepository<Long, AccountEvent> fresh = EntityRepository
+			.create(journal, snapshots, new DepositBalance(5), 0);
 		assertThat(result(fresh.load(id), Duration.ofSeconds(10)).state()).isEqualTo(12L);
 	}
 

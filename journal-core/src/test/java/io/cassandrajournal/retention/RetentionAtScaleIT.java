@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.entity.EntityRepository;
-import io.cassandrajournal.entity.EventSourcedEntity;
 import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.projection.DurableStateOffsetStore;
@@ -30,6 +29,7 @@ import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.snapshot.CassandraSnapshotStore;
 import io.cassandrajournal.state.CassandraDurableStateStore;
 import io.cassandrajournal.testing.AccountEvent;
+import io.cassandrajournal.testing.DepositBalance;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
@@ -50,36 +50,6 @@ class RetentionAtScaleIT {
 	private static final int EVENTS_PER_ENTITY = 100;
 
 	private static final int IN_FLIGHT = 32;
-
-	/** Balance = number of deposits of 1; snapshots at 40 and 80. */
-	static final class Account implements EventSourcedEntity<Long, AccountEvent> {
-
-		@Override
-		public Long emptyState() {
-			return 0L;
-		}
-
-		@Override
-		public Long applyEvent(Long balance, AccountEvent event) {
-			return (event instanceof Deposited d) ? balance + d.amount() : balance;
-		}
-
-		@Override
-		public Class<AccountEvent> eventType() {
-			return AccountEvent.class;
-		}
-
-		@Override
-		public Class<Long> stateType() {
-			return Long.class;
-		}
-
-		@Override
-		public int snapshotEvery() {
-			return 40;
-		}
-
-	}
 
 	@Test
 	void aCleanupWithAProjectionRunningLeavesReplaysAtTheSnapshotAndTheProjectionConsistent(TestKeyspace keyspace) {
@@ -135,7 +105,8 @@ class RetentionAtScaleIT {
 			assertThat(run).as("the run deleted what the dry run reported").isEqualTo(dry);
 			long extra = ids.stream().filter((id) -> id.endsWith("0")).count() * 10;
 			// Each entity: events 1..80 deleted, 81..100 (and the extra ten) left; its load starts at snapshot 80.
-			EntityRepository<Long, AccountEvent> repository = EntityRepository.create(journal, snapshots, new Account(), 0);
+			EntityRepository<Long, AccountEvent> repository = EntityRepository
+				.create(journal, snapshots, new DepositBalance(40), 0);
 			AtomicLong stored = new AtomicLong();
 			for (String id : ids) {
 				List<Long> left = new ArrayList<>();

@@ -11,11 +11,11 @@ import org.junit.jupiter.api.TestInstance;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.entity.EntityRepository;
-import io.cassandrajournal.entity.EventSourcedEntity;
 import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.snapshot.CassandraSnapshotStore;
 import io.cassandrajournal.testing.AccountEvent;
+import io.cassandrajournal.testing.DepositBalance;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
@@ -36,36 +36,6 @@ class SnapshotRetentionIT {
 	private CassandraJournal journal;
 
 	private CassandraSnapshotStore snapshots;
-
-	/** A balance of deposits, a snapshot every {@code every} events (0: none). */
-	record Account(int every) implements EventSourcedEntity<Long, AccountEvent> {
-
-		@Override
-		public Long emptyState() {
-			return 0L;
-		}
-
-		@Override
-		public Long applyEvent(Long balance, AccountEvent event) {
-			return (event instanceof Deposited d) ? balance + d.amount() : balance;
-		}
-
-		@Override
-		public Class<AccountEvent> eventType() {
-			return AccountEvent.class;
-		}
-
-		@Override
-		public Class<Long> stateType() {
-			return Long.class;
-		}
-
-		@Override
-		public int snapshotEvery() {
-			return this.every;
-		}
-
-	}
 
 	@BeforeAll
 	void create(TestKeyspace keyspace) {
@@ -103,7 +73,7 @@ class SnapshotRetentionIT {
 	@Test
 	void keepTwoSnapshotsAndDeleteTheEventsBelowThem() {
 		EntityRepository<Long, AccountEvent> repository = EntityRepository
-			.create(this.journal, this.snapshots, new Account(5), 0)
+			.create(this.journal, this.snapshots, new DepositBalance(5), 0)
 			.withSnapshotRetention(2, true);
 		String id = "kept-" + UUID.randomUUID();
 
@@ -114,7 +84,8 @@ class SnapshotRetentionIT {
 			.untilAsserted(() -> assertThat(snapshotsOf(id)).containsExactly(20L, 15L));
 		await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(replayed(id)).first().isEqualTo(11L));
 		assertThat(replayed(id)).hasSize(13);
-		assertThat(result(EntityRepository.create(this.journal, this.snapshots, new Account(5), 0).load(id)).state())
+		assertThat(result(EntityRepository.create(this.journal, this.snapshots, new DepositBalance(5), 0)
+			.load(id)).state())
 			.isEqualTo(23L);
 		assertThat(result(this.journal.checkConsistency(id)).hasGap()).isFalse();
 	}
@@ -122,7 +93,7 @@ class SnapshotRetentionIT {
 	@Test
 	void keepOneSnapshotWithoutDeletingEvents() {
 		EntityRepository<Long, AccountEvent> repository = EntityRepository
-			.create(this.journal, this.snapshots, new Account(4), 0)
+			.create(this.journal, this.snapshots, new DepositBalance(4), 0)
 			.withSnapshotRetention(1, false);
 		String id = "events-stay-" + UUID.randomUUID();
 
@@ -136,11 +107,11 @@ class SnapshotRetentionIT {
 	@Test
 	void retentionNeedsSnapshots() {
 		EntityRepository<Long, AccountEvent> noSnapshots = EntityRepository.create(this.journal, this.snapshots,
-				new Account(0), 0);
+				new DepositBalance(0), 0);
 		assertThatIllegalArgumentException().isThrownBy(() -> noSnapshots.withSnapshotRetention(1, true))
 			.withMessageContaining("snapshot retention needs them");
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> EntityRepository.create(this.journal, this.snapshots, new Account(3), 0)
+			.isThrownBy(() -> EntityRepository.create(this.journal, this.snapshots, new DepositBalance(3), 0)
 				.withSnapshotRetention(-1, true))
 			.withMessageContaining("keepSnapshots");
 	}
