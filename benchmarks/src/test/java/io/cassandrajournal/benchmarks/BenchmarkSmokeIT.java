@@ -22,7 +22,11 @@ class BenchmarkSmokeIT {
 			.contains("append-lwt-1", "append-lwt-10", "append-nolwt-1", "append-nolwt-1-cheapest", "append-latency", "replay-100k", "replay-100k-upcast", "tag-walk", "tag-walk-bucketed",
 					"projection", "end-to-end-push", "end-to-end-poll", "projection-shared-3", "projection-shared-reads-3",
 					"projection-shared-hour-reads-3", "projection-failover", "scaling-1", "scaling-256");
-		assertThat(results).allSatisfy((r) -> assertThat(r.ours()).isPositive());
+		// Disk freed with the default gc_grace_seconds keeps every tombstone: at the smoke's size (about 0.1 MB of data)
+		// the tombstones can outweigh the rows they shadow, so that one figure may be negative (it was, -0.0005 MB).
+		assertThat(results).extracting(Result::name).contains("cleanup");
+		assertThat(results).filteredOn((r) -> !r.name().equals("cleanup-disk-freed"))
+			.allSatisfy((r) -> assertThat(r.ours()).isPositive());
 		String json = Files.readString(output.resolve("latest.json"));
 		assertThat(json).contains("\"ratio\"", "protocol_version", "heap_used_mb_ours", "ours_min_median_max");
 		assertThat(output.resolve("scaling.svg")).exists();
