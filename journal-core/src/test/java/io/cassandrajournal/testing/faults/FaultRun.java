@@ -135,11 +135,13 @@ public final class FaultRun {
 	 * @param releasesApplied of those, the ones the node answered as applied
 	 * @param retriesFailed retries of batches failed before sending that failed again (a batch's node stays
 	 * unreachable for its retries; not in {@code faults})
+	 * @param checkNanos how long the checker took (reading the tables and checking every rule)
+	 * @param heapUsedBytes heap in use right after the check (the history, the checker's reads and garbage)
 	 */
 	public record Report(Settings settings, Map<OpKind, Map<Outcome, Long>> operations, Map<Kind, Long> faults,
 			long decisions, Map<String, Long> errors, HistoryChecker.Result checked, List<String> excerpts,
 			double operationsPerSecond, long historyBytes, String nodeFaults, long releasesSent,
-			long releasesApplied, long retriesFailed) {
+			long releasesApplied, long retriesFailed, long checkNanos, long heapUsedBytes) {
 
 		public long operationCount() {
 			return this.operations.values().stream().flatMap((m) -> m.values().stream()).mapToLong(Long::longValue).sum();
@@ -168,6 +170,10 @@ public final class FaultRun {
 				.append(this.checked.gapsCoveredByDelete()).append(" by deleteTo\n");
 			text.append("tag rows left below a deleteTo by batches sent later than in-flight-wait (finding 7's window): ")
 				.append(this.checked.tagRowsLeftByLateBatches()).append('\n');
+			double checkSeconds = this.checkNanos / 1e9;
+			text.append(String.format("checker: %d operations checked in %.1f s (%.0f/s), heap used after the check %d MB of %d MB%n",
+					operationCount(), checkSeconds, operationCount() / Math.max(checkSeconds, 1e-3),
+					this.heapUsedBytes >> 20, Runtime.getRuntime().maxMemory() >> 20));
 			text.append("violations: ").append(this.checked.total()).append(' ').append(this.checked.violations()).append('\n');
 			for (String excerpt : this.excerpts) {
 				text.append(excerpt).append('\n');
@@ -358,7 +364,11 @@ public final class FaultRun {
 			awaitProjection(accounts, checker);
 			List<AttemptRecordingJournal.LostClaim> lostClaims = new ArrayList<>(journalA.lostClaims());
 			lostClaims.addAll(journalB.lostClaims());
+			long checkStart = System.nanoTime();
 			HistoryChecker.Result result = checker.check(List.of(HOT_TAG, BANK_TAG), accounts, projections(), lostClaims);
+			long checkNanos = System.nanoTime() - checkStart;
+			Runtime runtime = Runtime.getRuntime();
+			long heapUsed = runtime.totalMemory() - runtime.freeMemory();
 			List<String> excerpts = new ArrayList<>();
 			for (Violation violation : result.first()) {
 				excerpts.add(violation.rule() + " on " + this.history.entityName(violation.entity()) + " at "
@@ -372,7 +382,7 @@ public final class FaultRun {
 					(this.nodeFaults != null) ? this.nodeFaults.summary() : "",
 					plannedA.releasesSent() + plannedB.releasesSent(),
 					plannedA.releasesApplied() + plannedB.releasesApplied(),
-					plannedA.retriesFailed() + plannedB.retriesFailed());
+					plannedA.retriesFailed() + plannedB.retriesFailed(), checkNanos, heapUsed);
 		}
 	}
 
