@@ -164,11 +164,11 @@ final class LayoutRecord {
 			}
 			else {
 				logger.warn("The journal's layout record in {} lacked {} (written by an older version, or edited): "
-						+ "recorded this instance's {}; every instance must now be started with these values. Rows "
-						+ "written before were written without them (an older version writes no segment-aware tag index "
-						+ "rows: copy them with TagIndexBackfill), and instances of a version that does not know a "
-						+ "setting do not check it: upgrade them all before changing it", table, missing.keySet(),
-						unexpected);
+						+ "recorded this instance's {}, of which {} differ from what an older version did; every instance "
+						+ "must now be started with these values. Rows written before were written without them (an older "
+						+ "version writes no segment-aware tag index rows: copy them with TagIndexBackfill), and instances "
+						+ "of a version that does not know a setting do not check it: upgrade them all before changing it",
+						table, missing.keySet(), missing, unexpected.keySet());
 			}
 		}
 		return settings;
