@@ -70,28 +70,27 @@ public final class JournalTables {
 	 * slice group ({@link TagSlices#groupOf}), so a projection segment reads only its own entities' rows.
 	 */
 	public static TableDefinition tagIndexSliced(CassandraJournalOptions o) {
-		String ks = o.requireKeyspace();
-		String table = o.tagIndexSlicedTable();
-		return new TableDefinition(table, "CREATE TABLE IF NOT EXISTS " + ks + "." + table
-				+ " (tag text, slice_group int, timestamp bigint, persistence_id text, sequence_nr bigint, payload text, "
-				+ "tags set<text>, PRIMARY KEY ((tag, slice_group), timestamp, persistence_id, sequence_nr)) "
-				+ "WITH CLUSTERING ORDER BY (timestamp ASC, persistence_id ASC, sequence_nr ASC)",
-				List.of(Column.partitionKey("tag", "text", 0), Column.partitionKey("slice_group", "int", 1),
-						Column.clustering("timestamp", "bigint", 0, "asc"),
-						Column.clustering("persistence_id", "text", 1, "asc"),
-						Column.clustering("sequence_nr", "bigint", 2, "asc"), Column.regular("payload", "text"),
-						Column.regular("tags", "set<text>")));
+		return tagRowsPartitionedWith(o, o.tagIndexSlicedTable(), "slice_group", "int");
 	}
 
 	/** Our layout: one partition per tag and time bucket ({@code bucket} = the bucket's start, epoch ms). */
 	public static TableDefinition tagIndexBucketed(CassandraJournalOptions o) {
-		String ks = o.requireKeyspace();
-		String table = o.tagIndexDataTable();
-		return new TableDefinition(table, "CREATE TABLE IF NOT EXISTS " + ks + "." + table
-				+ " (tag text, bucket bigint, timestamp bigint, persistence_id text, sequence_nr bigint, payload text, "
-				+ "tags set<text>, PRIMARY KEY ((tag, bucket), timestamp, persistence_id, sequence_nr)) "
+		return tagRowsPartitionedWith(o, o.tagIndexDataTable(), "bucket", "bigint");
+	}
+
+	/**
+	 * The tag index's rows, as in {@link #tagIndex}, in partitions of the tag and one more key column.
+	 * @param table the table
+	 * @param key the second partition key column
+	 * @param type its CQL type
+	 */
+	private static TableDefinition tagRowsPartitionedWith(CassandraJournalOptions o, String table, String key,
+			String type) {
+		return new TableDefinition(table, "CREATE TABLE IF NOT EXISTS " + o.requireKeyspace() + "." + table
+				+ " (tag text, " + key + " " + type + ", timestamp bigint, persistence_id text, sequence_nr bigint, "
+				+ "payload text, tags set<text>, PRIMARY KEY ((tag, " + key + "), timestamp, persistence_id, sequence_nr)) "
 				+ "WITH CLUSTERING ORDER BY (timestamp ASC, persistence_id ASC, sequence_nr ASC)",
-				List.of(Column.partitionKey("tag", "text", 0), Column.partitionKey("bucket", "bigint", 1),
+				List.of(Column.partitionKey("tag", "text", 0), Column.partitionKey(key, type, 1),
 						Column.clustering("timestamp", "bigint", 0, "asc"),
 						Column.clustering("persistence_id", "text", 1, "asc"),
 						Column.clustering("sequence_nr", "bigint", 2, "asc"), Column.regular("payload", "text"),

@@ -70,6 +70,9 @@ final class AppendWriter {
 	/** Only with the tag index on: its tables may not exist otherwise. */
 	private final @Nullable TagPartitions tagIndex;
 
+	/** Only with more than one copy of each tag row (the segment-aware index): its events-then-tags writes. */
+	private final @Nullable TagCopyWrites tagCopies;
+
 	/** Heads this process wrote without LWT: saves the head read when the expectation matches. */
 	private final Map<String, Long> knownHeads = new ConcurrentHashMap<>();
 
@@ -81,6 +84,8 @@ final class AppendWriter {
 		this.options = options;
 		this.statements = statements;
 		this.tagIndex = options.useTagIndex() ? TagPartitions.create(session, options) : null;
+		this.tagCopies = (this.tagIndex != null && this.tagIndex.copies() > 1) ? new TagCopyWrites(session, this.tagIndex)
+				: null;
 		if (options.lightweightTransactions() && !options.inFlightWait().isZero()
 				&& releaseBoundNanos(options) >= deadlineNanos(options.inFlightWait())) {
 			logger.warn("in-flight-wait ({}) is not above the longer of request-timeout ({}) and claim-settle-time ({}): "
@@ -507,7 +512,8 @@ final class AppendWriter {
 	}
 
 	/**
-	 * The weaker path: the events (one unlogged batch per partition), and only once they are written, the tag rows.
+	 * The weaker path: the events (one unlogged batch per partition), and only once they are written, the tag rows
+	 * (with the segment-aware index, the copies of each row in one logged batch: {@link TagCopyWrites}).
 	 * Events written past the writer's deadline may be sealed by a reader: their tag rows are then not written
 	 * (they would be rows without events; finding 15, item 7) and the outcome is
 	 * {@link JournalWriteUncertainException#lateWrite}.
@@ -530,8 +536,15 @@ final class AppendWriter {
 			}
 			RowWrites tags = new RowWrites();
 			for (List<TagPartitions.TagRow> rows : byTag.values()) {
-				// One write per tag (one batch): each has its own outcome.
-				tags.add(true, () -> tagIndex.write(rows, writeTime));
+				TagCopyWrites copies = this.tagCopies;
+				if (copies != null) {
+					// The copies of a row all or none, in logged batches (review S2 of the segment-aware index).
+					copies.add(tags, rows, writeTime, (batch) -> configure(batch, writeTime));
+				}
+				else {
+					// One write per tag (one batch): each has its own outcome.
+					tags.add(true, () -> tagIndex.write(rows, writeTime));
+				}
 			}
 			// The events are written: whatever the tag rows do, rows of the range exist.
 			return tags.run().thenApply((outcome) -> new RowWrites.Outcome(outcome.failure(), true));

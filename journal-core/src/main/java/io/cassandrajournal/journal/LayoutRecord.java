@@ -24,7 +24,9 @@ import io.cassandrajournal.internal.TableDefinition.Column;
  * Where the journal's layout settings are recorded on the first start against a keyspace, so that an instance
  * configured differently refuses to start instead of silently missing or misreading the others' rows. A table of
  * our own, {@code <eventsTable>_layout}, one row; the TypeScript implementation neither reads nor writes it.
- * The first start records with a lightweight transaction, so two first starts agree on one record.
+ * The first start records with a lightweight transaction, so two first starts agree on one record; a setting the
+ * record lacks (it was written by a version before the setting existed) is added the same way by the first start
+ * that knows it, and checked from then on.
  */
 final class LayoutRecord {
 
@@ -64,7 +66,8 @@ final class LayoutRecord {
 	}
 
 	/**
-	 * Records this instance's layout if none is recorded yet, else compares.
+	 * Records this instance's layout if none is recorded yet, else compares, after adding the settings the record
+	 * lacks (a record of an older version) with this instance's values.
 	 * @param session the session
 	 * @param options the journal options
 	 * @throws JournalLayoutMismatchException if a recorded setting differs
@@ -107,7 +110,68 @@ final class LayoutRecord {
 			}
 			recorded = result;
 		}
-		compare(table, recorded.getMap("settings", String.class, String.class), configured);
+		Map<String, String> settings = recorded.getMap("settings", String.class, String.class);
+		for (int additions = 0;; additions++) {
+			// A value the record holds decides first: a start that differs in one adds nothing.
+			compare(table, settings, configured);
+			Map<String, String> missing = new LinkedHashMap<>(configured);
+			missing.keySet().removeAll(settings.keySet());
+			if (missing.isEmpty() || additions == MAX_ADDITIONS) {
+				return;
+			}
+			settings = addMissing(session, statements, table, missing);
+		}
+	}
+
+	/**
+	 * Rounds of {@link #addMissing} per start: another start may add some of the missing settings in between (and
+	 * win); what is left after these rounds is added by the next start.
+	 */
+	private static final int MAX_ADDITIONS = 3;
+
+	/**
+	 * What a record written before a setting existed meant by its absence: the value every instance of that time
+	 * behaved as if configured with. A setting added with another value is worth a warning.
+	 */
+	private static final Map<String, String> IMPLIED_BY_ABSENCE = Map.of("tag-slice-groups", "0");
+
+	/**
+	 * Adds the settings the record lacks (written by an older version, or edited by hand) with this instance's
+	 * values, in one lightweight transaction conditional on each being absent, so that of two starts adding
+	 * different values exactly one wins; then reads the record again (review S1 of the segment-aware tag index:
+	 * before, a missing setting was taken as configured by every start and never recorded, so instances with
+	 * different {@code tag-slice-groups} ran side by side).
+	 * @return the record's settings after the addition, whoever made it
+	 */
+	private static Map<String, String> addMissing(CqlSession session, JournalStatements.Statements statements,
+			String table, Map<String, String> missing) {
+		StringBuilder cql = new StringBuilder("UPDATE " + table + " SET settings = settings + ? WHERE id = ? IF ");
+		List<Object> values = new ArrayList<>(List.of(missing, KEY));
+		for (String setting : missing.keySet()) {
+			cql.append((values.size() > 2) ? " AND " : "").append("settings[?] = null");
+			values.add(setting);
+		}
+		boolean applied = session.execute(statements.conditional(cql.toString()).bind(values.toArray())).wasApplied();
+		Row reread = session.execute(statements.serialRead("SELECT settings FROM " + table + " WHERE id = ?").bind(KEY))
+			.one();
+		Map<String, String> settings = (reread != null) ? reread.getMap("settings", String.class, String.class)
+				: Map.of();
+		if (applied) {
+			Map<String, String> unexpected = new LinkedHashMap<>(missing);
+			unexpected.entrySet().removeIf((e) -> e.getValue().equals(IMPLIED_BY_ABSENCE.get(e.getKey())));
+			if (unexpected.isEmpty()) {
+				logger.info("Added {} to the journal's layout record in {} (it predates them)", missing, table);
+			}
+			else {
+				logger.warn("The journal's layout record in {} lacked {} (written by an older version, or edited): "
+						+ "recorded this instance's {}, of which {} differ from what an older version did; every instance "
+						+ "must now be started with these values. Rows written before were written without them (an older "
+						+ "version writes no segment-aware tag index rows: copy them with TagIndexBackfill), and instances "
+						+ "of a version that does not know a setting do not check it: upgrade them all before changing it",
+						table, missing.keySet(), missing, unexpected.keySet());
+			}
+		}
+		return settings;
 	}
 
 	/**
@@ -142,7 +206,7 @@ final class LayoutRecord {
 	private static void compare(String table, Map<String, String> recorded, Map<String, String> configured) {
 		List<JournalLayoutMismatchException.Mismatch> mismatches = new ArrayList<>();
 		configured.forEach((setting, value) -> {
-			// A setting this version records but an older record lacks is taken as it is configured.
+			// A setting the record lacks is added by check() before the final comparison.
 			String was = recorded.get(setting);
 			if (was != null && !was.equals(value)) {
 				mismatches.add(new JournalLayoutMismatchException.Mismatch(setting, was, value));

@@ -119,6 +119,126 @@ class LayoutRecordIT {
 		}
 	}
 
+	/**
+	 * Review S1 of the segment-aware tag index: a record written before {@code tag-slice-groups} existed lacks the
+	 * key; every start used to take it as configured and never record it, so instances with 0, 16 and 32 ran side
+	 * by side (16 and 32 write different tables, 0 writes none: segment feeds miss events). The first start now adds
+	 * its value to the record, and the next one with another value is refused.
+	 */
+	@Test
+	void aSettingTheRecordLacksIsAddedByTheFirstStartAndHoldsForTheNext(TestKeyspace keyspace) {
+		CassandraJournalOptions sliced16 = options(keyspace, "old_record_events").withUseTagIndex(true)
+			.withTagSliceGroups(16);
+		recordWithout(keyspace, "old_record_events", sliced16, "tag-slice-groups");
+
+		CassandraJournal.verifyLayout(keyspace.session(), sliced16);
+
+		assertThat(recorded(keyspace, "old_record_events")).as("the first start added its value")
+			.containsEntry("tag-slice-groups", "16")
+			.containsAllEntriesOf(LayoutRecord.layout(sliced16));
+		assertThatExceptionOfType(JournalLayoutMismatchException.class)
+			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), sliced16.withTagSliceGroups(32)))
+			.satisfies((ex) -> assertThat(ex.mismatches()).containsExactly(
+					new JournalLayoutMismatchException.Mismatch("tag-slice-groups", "16", "32")));
+		assertThatExceptionOfType(JournalLayoutMismatchException.class)
+			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), sliced16.withTagSliceGroups(0)))
+			.satisfies((ex) -> assertThat(ex.mismatches()).containsExactly(
+					new JournalLayoutMismatchException.Mismatch("tag-slice-groups", "16", "0")));
+		CassandraJournal.verifyLayout(keyspace.session(), sliced16);
+	}
+
+	@Test
+	void aRecordLackingSeveralSettingsGetsThemAllAndKeepsTheOthers(TestKeyspace keyspace) {
+		CassandraJournalOptions options = options(keyspace, "partial_record_events").withPartitionSize(300);
+		recordWithout(keyspace, "partial_record_events", options, "tag-slice-groups", "persistence-id-buckets");
+		// A value the record holds still decides: this instance differs in it, so nothing is added.
+		assertThatExceptionOfType(JournalLayoutMismatchException.class)
+			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), options.withPartitionSize(400)))
+			.satisfies((ex) -> assertThat(ex.mismatches()).containsExactly(
+					new JournalLayoutMismatchException.Mismatch("partition-size", "300", "400")));
+		assertThat(recorded(keyspace, "partial_record_events")).doesNotContainKeys("tag-slice-groups",
+				"persistence-id-buckets");
+
+		CassandraJournal.verifyLayout(keyspace.session(), options.withPersistenceIdBuckets(3));
+
+		assertThat(recorded(keyspace, "partial_record_events")).isEqualTo(
+				LayoutRecord.layout(options.withPersistenceIdBuckets(3)));
+		assertThatExceptionOfType(JournalLayoutMismatchException.class)
+			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), options))
+			.satisfies((ex) -> assertThat(ex.mismatches()).containsExactly(
+					new JournalLayoutMismatchException.Mismatch("persistence-id-buckets", "3", "1")));
+	}
+
+	@Test
+	void twoConcurrentStartsAddingAMissingSettingAgreeOnOneValue(TestKeyspace keyspace) throws Exception {
+		for (int round = 0; round < 5; round++) {
+			String events = "add_race" + round + "_events";
+			CassandraJournalOptions a = options(keyspace, events).withUseTagIndex(true).withTagSliceGroups(16);
+			CassandraJournalOptions b = a.withTagSliceGroups(32);
+			recordWithout(keyspace, events, a, "tag-slice-groups");
+			List<String> outcomes = startConcurrently(keyspace, List.of(a, b));
+			assertThat(outcomes).as("round " + round + ": exactly one of two starts adding different values wins")
+				.containsExactlyInAnyOrder("started", "refused");
+			String winner = (outcomes.get(0).equals("started")) ? "16" : "32";
+			assertThat(recorded(keyspace, events)).containsEntry("tag-slice-groups", winner);
+		}
+	}
+
+	/**
+	 * Writes the record an older version wrote: this layout without {@code missing}, in a table of its own.
+	 */
+	private static void recordWithout(TestKeyspace keyspace, String events, CassandraJournalOptions options,
+			String... missing) {
+		Map<String, String> settings = new java.util.LinkedHashMap<>(LayoutRecord.layout(options));
+		for (String key : missing) {
+			assertThat(settings.remove(key)).as(key).isNotNull();
+		}
+		keyspace.session().execute("CREATE TABLE IF NOT EXISTS " + keyspace.name() + "." + events
+				+ "_layout (id text PRIMARY KEY, settings map<text, text>, recorded_at timestamp)");
+		keyspace.session().execute(com.datastax.oss.driver.api.core.cql.SimpleStatement.newInstance("INSERT INTO "
+				+ keyspace.name() + "." + events + "_layout (id, settings, recorded_at) VALUES ('layout', ?, "
+				+ "toTimestamp(now()))", settings));
+	}
+
+	private static Map<String, String> recorded(TestKeyspace keyspace, String events) {
+		return keyspace.session()
+			.execute("SELECT settings FROM " + keyspace.name() + "." + events + "_layout WHERE id = 'layout'")
+			.one()
+			.getMap("settings", String.class, String.class);
+	}
+
+	/** @return "started" or "refused" per start, in the order given */
+	private static List<String> startConcurrently(TestKeyspace keyspace, List<CassandraJournalOptions> starts)
+			throws Exception {
+		CountDownLatch go = new CountDownLatch(1);
+		ExecutorService pool = Executors.newFixedThreadPool(starts.size());
+		try {
+			List<Future<String>> running = new ArrayList<>();
+			for (CassandraJournalOptions options : starts) {
+				Callable<String> start = () -> {
+					go.await();
+					try {
+						CassandraJournal.verifyLayout(keyspace.session(), options);
+						return "started";
+					}
+					catch (JournalLayoutMismatchException ex) {
+						return "refused";
+					}
+				};
+				running.add(pool.submit(start));
+			}
+			go.countDown();
+			List<String> outcomes = new ArrayList<>();
+			for (Future<String> start : running) {
+				outcomes.add(start.get(30, TimeUnit.SECONDS));
+			}
+			return outcomes;
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
 	@Test
 	void aJournalWithEventsButNoRecordGetsOneAndAWarning(TestKeyspace keyspace) {
 		CassandraJournalOptions options = options(keyspace, "legacy_events").withPersistenceIdBuckets(2);
