@@ -56,7 +56,14 @@ import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
  * replay reads the entity's {@linkplain DeletionMarks deletion mark} (once per replay; a replay without a missing
  * number reads nothing more) and skips the numbers from its first up to the mark at once (no wait, no seal),
  * reporting them as {@link ReplayResult#deleted()}; then it reads again from after them. Numbers a {@code deleteTo}
- * still in progress has deleted (its mark is written last) are still taken for a hole.
+ * still in progress has deleted (its mark is written last) are still taken for a hole; a hole judged after a wait is
+ * checked against the mark once more before it is sealed (a {@code deleteTo} may have completed during the wait).
+ * <p>
+ * <b>The mark is not proof that every number under it is gone</b> (docs/reliability.md, finding 22): an event can
+ * be visible below it (a {@code deleteTo} that read the head once while a claim was released and taken again, or a
+ * writer whose clock runs ahead of the deleter's). Such an event is delivered, with a warning; only the numbers
+ * under the mark that no event shows are skipped as deleted, never past a visible event, also beyond the replay's
+ * range (one more single-row read when the mark reaches past it).
  */
 final class ContiguousReplay {
 
@@ -70,6 +77,9 @@ final class ContiguousReplay {
 	private final DeletionMarks marks;
 
 	private final WarnOnce gapWarnings = new WarnOnce(10_000);
+
+	/** Events met visible below deleteTo's mark (finding 22): logged once each. */
+	private final WarnOnce markWarnings = new WarnOnce(10_000);
 
 	/** The seal of a stepped-over gap, with its memo of gaps sealed before; null with an in-flight wait of zero. */
 	private final @Nullable Seal seal;
@@ -145,6 +155,15 @@ final class ContiguousReplay {
 		/** Whether reading stopped at a missing number to read the mark first. */
 		private boolean markNeeded;
 
+		/** deleteTo's mark once read ({@link #markRead}); numbers up to it that no event shows are deleted. */
+		private long mark;
+
+		/** The visible event reading stopped at to read the mark ({@link #markNeeded}); MAX_VALUE if none. */
+		private long stoppedAt = Long.MAX_VALUE;
+
+		/** Whether a round waited since the mark was read: a deleteTo may have completed meanwhile (finding 22, R2). */
+		private boolean waitedSinceMark;
+
 		Run(String persistenceId, long from, long to, @Nullable Class<E> type, Consumer<? super PersistentEvent<E>> consumer) {
 			this.persistenceId = persistenceId;
 			this.type = type;
@@ -167,6 +186,10 @@ final class ContiguousReplay {
 					if (this.markNeeded || (this.toSeal == null && !stopped && this.next <= this.upper && !this.markRead)) {
 						// A missing number: deleted by a completed deleteTo, or a hole? The mark says; then read again.
 						return readMark().thenCompose((ignored) -> round());
+					}
+					if (this.toSeal == null && !stopped && this.next <= this.upper && this.next <= this.mark) {
+						// Missing at the end below the mark, after an event that survived under it: deleted.
+						return skipDeleted(Long.MAX_VALUE).thenCompose((ignored) -> round());
 					}
 					if (this.toSeal == null && !stopped && this.next <= this.upper) {
 						return endGap(head.claimedAt());
@@ -198,6 +221,9 @@ final class ContiguousReplay {
 
 		/** @param stopped whether a missing number is still in flight */
 		private CompletionStage<ReplayResult> decided(boolean stopped) {
+			if (this.toSeal != null && this.waitedSinceMark) {
+				return markBeforeSeal(stopped);
+			}
 			if (this.toSeal != null) {
 				// Sealed, then read again from after the gap; or not sealed (the head moved), then judged again.
 				return sealAndStepOver().thenCompose((stepped) -> stepped ? round() : later());
@@ -211,21 +237,77 @@ final class ContiguousReplay {
 		}
 
 		/**
-		 * Reads deleteTo's mark and skips the numbers up to it (completed deletions only: the mark is written last):
-		 * deleted, so not waited for and not sealed; reading goes on after them (or after the replay's last, if lower).
+		 * Reads deleteTo's mark and skips the missing numbers up to it (completed deletions only: the mark is written
+		 * last): deleted, so not waited for and not sealed; reading goes on after them (or after the replay's last, if
+		 * lower). Not past the event reading stopped at: one visible below the mark survived the deletion.
 		 */
 		private CompletionStage<Void> readMark() {
-			return ContiguousReplay.this.marks.deletedTo(this.persistenceId).thenAccept((mark) -> {
+			long firstVisible = this.stoppedAt;
+			return ContiguousReplay.this.marks.deletedTo(this.persistenceId).thenCompose((mark) -> {
 				this.markRead = true;
 				this.markNeeded = false;
-				if (mark >= this.next) {
-					this.deleted = new SequenceRange(this.next, mark);
-					this.next = Math.min(mark, this.upper) + 1;
+				this.stoppedAt = Long.MAX_VALUE;
+				this.waitedSinceMark = false;
+				this.mark = mark;
+				return (mark >= this.next) ? skipDeleted(firstVisible) : CompletableFuture.completedFuture(null);
+			});
+		}
+
+		/**
+		 * Skips the missing numbers from {@link #next} up to the mark, but not up to a visible event: with none seen up
+		 * to the range's end and a mark beyond it, the first event above the range is read (one single-row read), so
+		 * the reported range, which a projection steps over in one go, does not cover an event it has not read.
+		 * @param firstVisible the first visible event above {@link #next}, or MAX_VALUE if reading met none
+		 */
+		private CompletionStage<Void> skipDeleted(long firstVisible) {
+			CompletionStage<Long> visible = (firstVisible == Long.MAX_VALUE && this.mark > this.upper)
+					? ContiguousReplay.this.reader.firstAbove(this.persistenceId, this.upper, this.mark)
+					: CompletableFuture.completedFuture(firstVisible);
+			return visible.thenAccept(this::deletedBelow);
+		}
+
+		/**
+		 * The missing numbers from {@link #next} up to the mark or up to {@code firstVisible - 1}, whichever is lower,
+		 * are deleted: added to {@link #deleted} (from its first number to its last, with any event that survived in
+		 * between delivered), and stepped over up to the range's end.
+		 * @param firstVisible the first visible event above {@link #next}, MAX_VALUE if none
+		 */
+		private void deletedBelow(long firstVisible) {
+			long to = Math.min(this.mark, firstVisible - 1);
+			if (to < this.next) {
+				return;
+			}
+			if (firstVisible <= this.mark && ContiguousReplay.this.markWarnings.first(this.persistenceId + "#" + firstVisible)) {
+				logger.warn("Event {} of '{}' is visible below deleteTo's mark {}: not skipped as deleted (numbers {} are). "
+						+ "It survived the deletion: written after it by a claim released and taken again during a "
+						+ "deleteTo, or by a writer whose clock runs ahead of the deleter's (docs/reliability.md, finding 22)",
+						firstVisible, this.persistenceId, this.mark, new SequenceRange(this.next, to));
+			}
+			this.deleted = new SequenceRange((this.deleted != null) ? this.deleted.from() : this.next, to);
+			this.next = Math.min(to, this.upper) + 1;
+		}
+
+		/**
+		 * A hole judged after a wait, about to be sealed: the mark read before the wait may be stale, as a deleteTo
+		 * that completed during it writes its mark last. One more read of the mark (only here: one per hole judged
+		 * after waiting); if it now covers the hole, it is deleted, not a crash gap, and the round is read again.
+		 */
+		private CompletionStage<ReplayResult> markBeforeSeal(boolean stopped) {
+			this.waitedSinceMark = false;
+			SequenceRange gap = this.toSeal;
+			return ContiguousReplay.this.marks.deletedTo(this.persistenceId).thenCompose((mark) -> {
+				this.mark = Math.max(this.mark, mark);
+				if (gap == null || mark < gap.from()) {
+					return decided(stopped);
 				}
+				this.toSeal = null;
+				this.sealAtEnd = false;
+				return round();
 			});
 		}
 
 		private CompletionStage<ReplayResult> later() {
+			this.waitedSinceMark = true;
 			return this.holes.later(this::round);
 		}
 
@@ -246,7 +328,12 @@ final class ContiguousReplay {
 			if (sequenceNr > this.next && !this.markRead) {
 				// Missing in the middle: read deleteTo's mark first (finding 19).
 				this.markNeeded = true;
+				this.stoppedAt = sequenceNr;
 				return false;
+			}
+			if (sequenceNr > this.next && this.next <= this.mark) {
+				// Missing below the mark after an event that survived under it: deleted, not in flight (finding 22).
+				deletedBelow(sequenceNr);
 			}
 			if (sequenceNr > this.next) {
 				// Missing in the middle: claimed no later than this event, stamped at its claim.

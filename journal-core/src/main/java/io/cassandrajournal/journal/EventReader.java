@@ -107,6 +107,31 @@ final class EventReader {
 			});
 	}
 
+	/**
+	 * The first visible event above {@code after}, up to {@code upTo}'s partition (a replay whose range ends below
+	 * deleteTo's mark asks whether an event survived under the mark beyond its range; docs/reliability.md, finding
+	 * 22).
+	 * @param persistenceId the entity
+	 * @param after the end of the range read
+	 * @param upTo the last number of interest (the mark): partitions above its own are not read
+	 * @return its sequence number (it may lie above {@code upTo}), or {@code Long.MAX_VALUE} if none is visible
+	 */
+	public CompletionStage<Long> firstAbove(String persistenceId, long after, long upTo) {
+		return firstAbove(persistenceId, after, partitionOf(after + 1), partitionOf(Math.max(upTo, after + 1)));
+	}
+
+	private CompletionStage<Long> firstAbove(String persistenceId, long after, long partition, long last) {
+		return this.session.executeAsync(this.statements.selectFirstAbove.bind(persistenceId, partition, after))
+			.thenCompose((rs) -> {
+				Row row = rs.one();
+				if (row != null) {
+					return CompletableFuture.completedFuture(row.getLong("sequence_nr"));
+				}
+				return (partition >= last) ? CompletableFuture.completedFuture(Long.MAX_VALUE)
+						: firstAbove(persistenceId, after, partition + 1, last);
+			});
+	}
+
 	private static Head head(AsyncResultSet rs) {
 		Row row = rs.one();
 		if (row == null) {

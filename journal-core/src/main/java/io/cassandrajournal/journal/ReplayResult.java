@@ -21,7 +21,9 @@ import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
  * (server-side time stamps, finding 15 item 9); a reader that wants late events must then read the ranges again
  * @param deleted the numbers from the replay's first up to the journal's deletion mark ({@link Journal#deleteTo},
  * retention), which may lie beyond the replay's last: never read, never waited for, never sealed; {@code null} when
- * the replay starts above the mark (docs/reliability.md, finding 19)
+ * the replay starts above the mark (docs/reliability.md, finding 19). It never reaches past an event visible below
+ * the mark that the replay did not deliver; events that survived the deletion inside it (docs/reliability.md,
+ * finding 22) were delivered, and the range runs from its first deleted number to its last
  */
 public record ReplayResult(long lastSequenceNr, long coveredTo, long head, List<SequenceRange> crashGaps,
 		boolean crashGapsSealed, @Nullable SequenceRange deleted) {

@@ -27,6 +27,14 @@ import io.cassandrajournal.query.TagOffset;
  * delivered, and this makes it visible ({@link #deleted()}: the projection's status, one INFO line, the health)
  * instead of silent. Before the first poll, and then at most every {@link #RECHECK}, it reads the mark of each tag
  * the filter names (one single-row read each); it never changes what the source delivers.
+ * <p>
+ * A new mark is compared with the earliest cursor since the marks were read before (docs/reliability.md, finding
+ * 22, R3), not only with the current one: a feed that walked past a bucket in the minute between two reads, after
+ * the bucket was dropped, missed its events although its cursor is past the mark by the next read. The check can
+ * therefore report a range the feed walked before the drop (a cursor behind the mark at one read and past it at the
+ * next, with the drop in between): a projection lagging by the whole retention age is told once too often rather
+ * than never. The alternative, making {@code dropTagBuckets} wait a {@link #RECHECK} between its mark and its drop,
+ * would hold every cleanup for a minute and tie it to the recheck interval of every projection in every process.
  */
 final class DroppedBucketCheck implements ProjectionSource {
 
@@ -43,6 +51,9 @@ final class DroppedBucketCheck implements ProjectionSource {
 
 	/** Where the source reads after: the start, then every offset handed out. */
 	private TagOffset cursor;
+
+	/** The cursor when the marks were last read (the start before the first read): the walk since began there. */
+	private long walkedFrom;
 
 	private final Map<String, Instant> marks = new LinkedHashMap<>();
 
@@ -64,6 +75,7 @@ final class DroppedBucketCheck implements ProjectionSource {
 		named.addAll(filter.allTags());
 		this.tags = List.copyOf(named);
 		this.cursor = start;
+		this.walkedFrom = start.timestamp();
 		this.query = query;
 		this.clock = clock;
 	}
@@ -72,9 +84,14 @@ final class DroppedBucketCheck implements ProjectionSource {
 	public CompletionStage<Batch> poll() {
 		long now = this.clock.millis();
 		boolean due = this.checkedAt == Long.MIN_VALUE || now - this.checkedAt >= RECHECK.toMillis();
-		CompletionStage<Void> checked = due ? readMarks(now) : CompletableFuture.completedFuture(null);
-		return checked.thenCompose((ignored) -> {
-			compare();
+		if (!due) {
+			compare(this.cursor.timestamp());
+			return this.source.poll();
+		}
+		return readMarks(now).thenCompose((ignored) -> {
+			// Any cursor since the last read may have walked across a range dropped since (finding 22, R3).
+			compare(Math.min(this.walkedFrom, this.cursor.timestamp()));
+			this.walkedFrom = this.cursor.timestamp();
 			return this.source.poll();
 		});
 	}
@@ -93,10 +110,13 @@ final class DroppedBucketCheck implements ProjectionSource {
 		});
 	}
 
-	/** A cursor before a tag's mark: the events between them were dropped before this projection read them. */
-	private void compare() {
+	/**
+	 * A cursor before a tag's mark: the events between them were dropped before this projection read them.
+	 * @param from the earliest cursor to compare (epoch millis)
+	 */
+	private void compare(long from) {
 		for (Map.Entry<String, Instant> mark : this.marks.entrySet()) {
-			if (this.cursor.timestamp() < mark.getValue().toEpochMilli()) {
+			if (from < mark.getValue().toEpochMilli()) {
 				this.deleted = ProjectionStatus.DeletedEvents.byTag(mark.getKey(), mark.getValue());
 			}
 		}

@@ -2,6 +2,7 @@ package io.cassandrajournal.query;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -20,6 +21,7 @@ import io.cassandrajournal.internal.JournalTables;
 import io.cassandrajournal.internal.RawEvents;
 import io.cassandrajournal.internal.SchemaManager;
 import io.cassandrajournal.internal.SealConditions;
+import io.cassandrajournal.internal.WarnOnce;
 import io.cassandrajournal.internal.TagSlices;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.PersistentEvent;
@@ -37,6 +39,10 @@ import io.cassandrajournal.serialization.EventSerializer;
  * Tag queries read the tag index ({@code useTagIndex}, bucketed or not) when the filter names at least one
  * tag an event must carry ({@code any} or {@code all}); {@code not}-only and empty filters, and every filter
  * with the index off, are answered by scanning the journal (see {@link #scansJournal}).
+ * <p>
+ * With a bucketed tag index, a "current" query read from the index also reads the drop mark of each tag its filter
+ * names (one single-row read each, beside the page's read): a query reading from before a range a retention cleanup
+ * dropped says so ({@link EventsPage#dropped()}, one WARN line per tag and range; docs/reliability.md, finding 22).
  */
 public final class CassandraReadJournal implements ReadJournal {
 
@@ -59,6 +65,9 @@ public final class CassandraReadJournal implements ReadJournal {
 
 	/** With a bucketed tag index: how far retention dropped each tag's buckets. */
 	private final @Nullable DroppedBucketMarks dropMarks;
+
+	/** Dropped ranges queries read from before: logged once each. */
+	private final WarnOnce dropWarnings = new WarnOnce(10_000);
 
 	private CassandraReadJournal(Journal journal, CqlSession session, CassandraJournalOptions options,
 			EventSerializer serializer) {
@@ -125,14 +134,15 @@ public final class CassandraReadJournal implements ReadJournal {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		return Errors.translating(reader.read(filter, after, this.clock.millis(), limit).thenApply((page) -> {
+		CompletionStage<@Nullable DroppedTagRange> dropped = droppedAfter(reader, filter, after);
+		return Errors.translating(reader.read(filter, after, this.clock.millis(), limit).thenCombine(dropped, (page, d) -> {
 			List<TaggedEvent<E>> events = new ArrayList<>(page.events().size());
 			for (TaggedEvent<String> raw : page.events()) {
 				for (PersistentEvent<E> event : RawEvents.deserialize(raw.event(), this.serializer, type)) {
 					events.add(new TaggedEvent<>(raw.offset(), event));
 				}
 			}
-			return new EventsPage<>(events, page.resumeAfter(), page.caughtUp());
+			return new EventsPage<>(events, page.resumeAfter(), page.caughtUp(), d);
 		}), "Tag query", filter.canonical());
 	}
 
@@ -158,17 +168,61 @@ public final class CassandraReadJournal implements ReadJournal {
 			return CompletableFuture.failedFuture(ex);
 		}
 		long upper = this.clock.millis();
+		// Reported in the log only (the call returns an offset): read beside the events, not before them.
+		CompletionStage<@Nullable DroppedTagRange> dropped = droppedAfter(reader, filter, after);
+		return Errors.translating(visit(reader, filter, after, upper, type, consumer)
+			.thenCombine(dropped, (offset, d) -> offset), "Tag query", filter.canonical());
+	}
+
+	private <E> CompletionStage<TagOffset> visit(TagEventReader reader, TagFilter filter, TagOffset after, long upper,
+			Class<E> type, Consumer<? super TaggedEvent<E>> consumer) {
 		if (reader == this.tagReader && this.tagReader.streams(filter)) {
 			// One tag's partitions: one streamed read each, following the driver's paging state.
-			return Errors.translating(this.tagReader.forEach(filter, after, upper, (offset, tags, payload) -> {
+			return this.tagReader.forEach(filter, after, upper, (offset, tags, payload) -> {
 				for (E part : RawEvents.payloads(offset.persistenceId(), offset.sequenceNr(), payload, this.serializer,
 						type)) {
 					consumer.accept(new TaggedEvent<>(offset, new PersistentEvent<>(offset.persistenceId(),
 							offset.sequenceNr(), Instant.ofEpochMilli(offset.timestamp()), tags, part)));
 				}
-			}), "Tag query", filter.canonical());
+			});
 		}
-		return Errors.translating(walk(reader, filter, after, upper, type, consumer), "Tag query", filter.canonical());
+		return walk(reader, filter, after, upper, type, consumer);
+	}
+
+	/**
+	 * Whether a query read from the tag index after {@code after} starts before a range retention dropped from it
+	 * (bucketed tag index only): the drop mark of every tag the filter names, read at once (one single-row read
+	 * each); the first tag whose mark lies after the offset, logged once per tag and range.
+	 */
+	private CompletionStage<@Nullable DroppedTagRange> droppedAfter(TagEventReader reader, TagFilter filter,
+			TagOffset after) {
+		DroppedBucketMarks marks = this.dropMarks;
+		if (marks == null || reader != this.tagReader) {
+			// A scan reads the events table, which a bucket drop leaves as it was.
+			return CompletableFuture.completedFuture(null);
+		}
+		LinkedHashSet<String> named = new LinkedHashSet<>(filter.anyTags());
+		named.addAll(filter.allTags());
+		List<String> tags = List.copyOf(named);
+		List<CompletableFuture<Optional<Instant>>> reads = new ArrayList<>(tags.size());
+		for (String tag : tags) {
+			reads.add(marks.droppedBefore(tag).toCompletableFuture());
+		}
+		return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply((ignored) -> {
+			for (int i = 0; i < tags.size(); i++) {
+				Optional<Instant> mark = reads.get(i).join();
+				if (mark.isPresent() && after.timestamp() < mark.get().toEpochMilli()) {
+					DroppedTagRange dropped = new DroppedTagRange(tags.get(i), mark.get());
+					if (this.dropWarnings.first(dropped.tag() + "#" + dropped.droppedBefore())) {
+						logger.warn("Tag query '{}' reads from {}, before a dropped range: {} (JournalCleanup.dropTagBuckets); "
+								+ "they stay in the journal but are not in this query's result (docs/reliability.md, finding 22)",
+								filter.canonical(), Instant.ofEpochMilli(after.timestamp()), dropped.describe());
+					}
+					return dropped;
+				}
+			}
+			return null;
+		});
 	}
 
 	private <E> CompletionStage<TagOffset> walk(TagEventReader reader, TagFilter filter, TagOffset after, long upper,

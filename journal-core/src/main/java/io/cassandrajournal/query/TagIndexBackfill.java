@@ -1,10 +1,13 @@
 package io.cassandrajournal.query;
 
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -12,8 +15,13 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.TagBucketing;
+import io.cassandrajournal.internal.DroppedBucketMarks;
 import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.JournalTables;
 import io.cassandrajournal.internal.RowValues;
@@ -36,11 +44,18 @@ import io.cassandrajournal.journal.CassandraJournal;
  * would be newer than the delete and bring the deleted event back into tag queries and tag projections. An
  * event already gone when its write time is read is skipped.
  * <p>
+ * With a bucketed tag index, buckets a retention cleanup dropped ({@code JournalCleanup.dropTagBuckets}) are not
+ * refilled: a tag row stamped before its tag's drop mark is skipped (the mark of each tag is read once per
+ * {@link #run}, when the tag is first met; docs/reliability.md, finding 22). A drop that runs while the backfill runs
+ * may still be refilled for the tags the backfill met before it: run the two apart.
+ * <p>
  * Load and memory are bounded: one persistenceId at a time, its events read {@value #EVENTS_PER_CHUNK}
  * at a time, and at most {@value #MAX_IN_FLIGHT_WRITES} event writes (each one unlogged batch per tag
  * partition of the event) in flight at once.
  */
 public final class TagIndexBackfill {
+
+	private static final Logger logger = LoggerFactory.getLogger(TagIndexBackfill.class);
 
 	/**
 	 * Event writes in flight at once: enough to keep a few coordinators busy without queueing thousands of
@@ -64,6 +79,15 @@ public final class TagIndexBackfill {
 
 	private final long partitionSize;
 
+	/** With a bucketed tag index: how far retention dropped each tag's buckets (not refilled). */
+	private final @Nullable DroppedBucketMarks dropMarks;
+
+	/** The current run's drop mark per tag met (epoch millis; Long.MIN_VALUE: none), read once per run. */
+	private final Map<String, CompletableFuture<Long>> marksRead = new ConcurrentHashMap<>();
+
+	/** Tag rows the current run skipped as inside a dropped range. */
+	private final AtomicLong skipped = new AtomicLong();
+
 	private TagIndexBackfill(CassandraJournal journal, CqlSession session, CassandraJournalOptions options) {
 		this.journal = journal;
 		this.partitions = TagPartitions.create(session, options);
@@ -74,6 +98,7 @@ public final class TagIndexBackfill {
 					+ options.eventsTable()
 					+ " WHERE persistence_id = ? AND partition_nr = ? AND sequence_nr >= ? AND sequence_nr <= ?");
 		this.partitionSize = options.partitionSize();
+		this.dropMarks = (options.tagBucketing() != TagBucketing.NONE) ? new DroppedBucketMarks(session, options) : null;
 	}
 
 	/**
@@ -87,10 +112,18 @@ public final class TagIndexBackfill {
 		return new TagIndexBackfill(journal, session, options);
 	}
 
-	/** @return how many tag rows were written */
+	/** @return how many tag rows were written (rows inside a dropped range are skipped, not counted) */
 	public CompletionStage<Long> run() {
 		AtomicLong rows = new AtomicLong();
-		return page(null, rows).thenApply((ignored) -> rows.get());
+		this.marksRead.clear();
+		this.skipped.set(0);
+		return page(null, rows).thenApply((ignored) -> {
+			if (this.skipped.get() > 0) {
+				logger.info("Tag index backfill: {} tag rows not written, inside ranges a retention cleanup dropped "
+						+ "(JournalCleanup.dropTagBuckets; docs/reliability.md, finding 22)", this.skipped.get());
+			}
+			return rows.get();
+		});
 	}
 
 	private CompletionStage<Void> page(String afterId, AtomicLong rows) {
@@ -114,7 +147,8 @@ public final class TagIndexBackfill {
 			return CompletableFuture.completedFuture(null);
 		}
 		long to = Math.min(head, from + EVENTS_PER_CHUNK - 1);
-		return read(persistenceId, from, to).thenCompose((writes) -> writeWindowed(writes, rows))
+		return read(persistenceId, from, to).thenCompose(this::withoutDropped)
+			.thenCompose((writes) -> writeWindowed(writes, rows))
 			.thenCompose((ignored) -> chunk(persistenceId, to + 1, head, rows));
 	}
 
@@ -159,6 +193,47 @@ public final class TagIndexBackfill {
 		}
 		return page.hasMorePages() ? page.fetchNextPage().thenCompose((next) -> collect(persistenceId, next, writes))
 				: CompletableFuture.completedFuture(null);
+	}
+
+	/**
+	 * Leaves out the tag rows stamped before their tag's drop mark: their bucket was dropped by a retention cleanup,
+	 * and writing them would bring it back (its list entry too) while the mark still says it is gone.
+	 */
+	private CompletionStage<List<Write>> withoutDropped(List<Write> writes) {
+		DroppedBucketMarks marks = this.dropMarks;
+		if (marks == null || writes.isEmpty()) {
+			return CompletableFuture.completedFuture(writes);
+		}
+		Set<String> tags = new LinkedHashSet<>();
+		for (Write write : writes) {
+			for (TagPartitions.TagRow row : write.rows()) {
+				tags.add(row.tag());
+			}
+		}
+		List<CompletableFuture<Long>> reads = new ArrayList<>(tags.size());
+		for (String tag : tags) {
+			reads.add(this.marksRead.computeIfAbsent(tag, (t) -> marks.droppedBefore(t)
+				.thenApply((mark) -> mark.map((instant) -> instant.toEpochMilli()).orElse(Long.MIN_VALUE))
+				.toCompletableFuture()));
+		}
+		return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply((ignored) -> {
+			List<Write> kept = new ArrayList<>(writes.size());
+			for (Write write : writes) {
+				List<TagPartitions.TagRow> rows = new ArrayList<>(write.rows().size());
+				for (TagPartitions.TagRow row : write.rows()) {
+					if (row.timestamp() >= this.marksRead.get(row.tag()).join()) {
+						rows.add(row);
+					}
+					else {
+						this.skipped.incrementAndGet();
+					}
+				}
+				if (!rows.isEmpty()) {
+					kept.add((rows.size() == write.rows().size()) ? write : new Write(rows, write.writeTime()));
+				}
+			}
+			return kept;
+		});
 	}
 
 	/** Writes with {@link #MAX_IN_FLIGHT_WRITES} lanes, each taking the next write when its last one is done. */

@@ -1,0 +1,258 @@
+package io.cassandrajournal.retention;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.slf4j.LoggerFactory;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.entity.EntityRepository;
+import io.cassandrajournal.entity.EventsDeletedException;
+import io.cassandrajournal.journal.CassandraJournal;
+import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
+import io.cassandrajournal.journal.EventToAppend;
+import io.cassandrajournal.journal.ReplayResult;
+import io.cassandrajournal.projection.DurableStateOffsetStore;
+import io.cassandrajournal.projection.EventHandler;
+import io.cassandrajournal.projection.Projection;
+import io.cassandrajournal.projection.ProjectionControl;
+import io.cassandrajournal.projection.ProjectionEngine;
+import io.cassandrajournal.projection.ProjectionSettings;
+import io.cassandrajournal.query.CassandraReadJournal;
+import io.cassandrajournal.serialization.JacksonEventSerializer;
+import io.cassandrajournal.state.CassandraDurableStateStore;
+import io.cassandrajournal.testing.AccountEvent;
+import io.cassandrajournal.testing.AccountEvent.Deposited;
+import io.cassandrajournal.testing.DepositBalance;
+import io.cassandrajournal.testing.SettableClock;
+import io.cassandrajournal.testsupport.CassandraTest;
+import io.cassandrajournal.testsupport.TestKeyspace;
+
+import static io.cassandrajournal.testing.Await.result;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * deleteTo's mark read by contiguous replays is not proof that every number under it is gone, nor final when it is
+ * read (docs/reliability.md, finding 22, items R1 and R2):
+ * <ul>
+ * <li>an event visible below the mark (written after the range deletion: a claim released and taken again during a
+ * deleteTo, or a writer whose clock runs ahead) is delivered, by replays and by projections that page through the
+ * range, not stepped over as deleted;</li>
+ * <li>a deleteTo that completes while a replay waits on its range as a hole is seen before the replay seals it: the
+ * range is reported deleted, not sealed as a crash gap.</li>
+ * </ul>
+ */
+@CassandraTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DeletionMarkReplayIT {
+
+	/** Long, so that a replay that took deleted numbers for an append in flight would be seen waiting. */
+	private static final Duration IN_FLIGHT_WAIT = Duration.ofSeconds(20);
+
+	private TestKeyspace keyspace;
+
+	private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+
+	private final Logger journalLogger = (Logger) LoggerFactory.getLogger("io.cassandrajournal");
+
+	@BeforeAll
+	void keyspace(TestKeyspace keyspace) {
+		this.keyspace = keyspace;
+		this.logs.start();
+		this.journalLogger.addAppender(this.logs);
+	}
+
+	@AfterAll
+	void detach() {
+		this.journalLogger.detachAppender(this.logs);
+	}
+
+	private List<ILoggingEvent> logsAbout(String what, Level level) {
+		return List.copyOf(this.logs.list)
+			.stream()
+			.filter((e) -> e.getLevel() == level && e.getFormattedMessage().contains(what))
+			.toList();
+	}
+
+	private static List<EventToAppend> deposits(int count) {
+		List<EventToAppend> events = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			events.add(EventToAppend.of(new Deposited(1)));
+		}
+		return events;
+	}
+
+	private CassandraJournal journal(CassandraJournalOptions options) {
+		return CassandraJournal.create(this.keyspace.session(), options, new JacksonEventSerializer());
+	}
+
+	private CassandraJournalOptions options() {
+		return CassandraJournalOptions.create().withKeyspace(this.keyspace.name()).withInFlightWait(IN_FLIGHT_WAIT);
+	}
+
+	private String events(CassandraJournal journal) {
+		return this.keyspace.name() + "." + journal.options().eventsTable();
+	}
+
+	/**
+	 * Events 1..15, deleteTo(10), then event 8 written again with a write time after the range deletion (what a
+	 * re-claimed number's batch, or a batch from a writer whose clock runs ahead, leaves).
+	 */
+	private String survivorBelowTheMark(CassandraJournal journal) {
+		String id = "survivor-" + UUID.randomUUID();
+		result(journal.append(id, 0, deposits(15)));
+		Row eight = this.keyspace.session()
+			.execute(SimpleStatement.newInstance("SELECT JSON * FROM " + events(journal)
+					+ " WHERE persistence_id = ? AND partition_nr = 0 AND sequence_nr = 8", id))
+			.one();
+		assertThat(eight).isNotNull();
+		result(journal.deleteTo(id, 10));
+		// The session's client-side time stamps only grow: this write is newer than the range deletion.
+		this.keyspace.session()
+			.execute(SimpleStatement.newInstance("INSERT INTO " + events(journal) + " JSON ?", eight.getString(0)));
+		return id;
+	}
+
+	@Test
+	void anEventVisibleBelowTheDeletionMarkIsDeliveredNotSkippedAsDeleted() {
+		CassandraJournal journal = journal(options());
+		String id = survivorBelowTheMark(journal);
+
+		List<Long> seen = new CopyOnWriteArrayList<>();
+		ReplayResult all = result(journal.replayContiguous(id, 1, Long.MAX_VALUE, AccountEvent.class,
+				(event) -> seen.add(event.sequenceNr())), Duration.ofSeconds(10));
+		assertThat(seen).as("event 8 survived the deletion").containsExactly(8L, 11L, 12L, 13L, 14L, 15L);
+		assertThat(all.deleted()).isEqualTo(new SequenceRange(1, 10));
+		assertThat(all.crashGaps()).as("9..10 are deleted, not a hole").isEmpty();
+		assertThat(all.coveredTo()).isEqualTo(15);
+
+		// A replay ending below the survivor does not report a range over it (a projection steps over all of it).
+		ReplayResult part = result(journal.replayContiguous(id, 1, 5, AccountEvent.class, (event) -> seen.add(0L)),
+				Duration.ofSeconds(10));
+		assertThat(part.deleted()).isEqualTo(new SequenceRange(1, 7));
+		assertThat(part.coveredTo()).isEqualTo(5);
+
+		assertThat(logsAbout(id, Level.WARN)).as("one warning naming the entity, the event and the mark")
+			.singleElement()
+			.satisfies((e) -> assertThat(e.getFormattedMessage()).contains("Event 8").contains("mark 10"));
+		// README "Retention", Loads: a load whose fold would start below deleted events still fails.
+		EntityRepository<Long, AccountEvent> repository = EntityRepository.create(journal, null, new DepositBalance(0),
+				0);
+		assertThatThrownBy(() -> result(repository.load(id), Duration.ofSeconds(10)))
+			.isInstanceOf(EventsDeletedException.class)
+			.hasMessageContaining(id);
+	}
+
+	@Test
+	void aPersistenceIdProjectionPagingThroughTheDeletedRangeDeliversTheSurvivor() {
+		CassandraJournal journal = journal(options());
+		String id = survivorBelowTheMark(journal);
+		List<Long> handled = new CopyOnWriteArrayList<>();
+		ProjectionSettings settings = ProjectionSettings.defaults()
+			.withFeed(ProjectionSettings.defaults().feed().withPageSize(5));
+		Projection<AccountEvent> projection = Projection.byPersistenceId("survivor", id, AccountEvent.class,
+				EventHandler.blocking((event) -> handled.add(event.sequenceNr())), settings);
+		JacksonEventSerializer serializer = new JacksonEventSerializer();
+		try (ProjectionEngine engine = ProjectionEngine.builder(journal)
+			.readJournal(CassandraReadJournal.create(journal, this.keyspace.session(), journal.options(), serializer))
+			.offsetStore(new DurableStateOffsetStore(
+					CassandraDurableStateStore.create(this.keyspace.session(), journal.options(), serializer)))
+			.build()) {
+			ProjectionControl control = engine.register(projection);
+			result(control.start());
+			await().alias("the projection reached the head").atMost(Duration.ofSeconds(15))
+				.until(() -> handled.contains(15L));
+			assertThat(handled).containsExactly(8L, 11L, 12L, 13L, 14L, 15L);
+		}
+	}
+
+	@Test
+	void aDeleteToThatCompletesWhileAReplayWaitsOnItsRangeIsReportedDeletedNotSealed() {
+		CountingClock clock = new CountingClock(new SettableClock(Instant.now()));
+		// Long, and on a settable clock: the replay waits until the test moves the clock on.
+		CassandraJournal journal = journal(options().withInFlightWait(Duration.ofSeconds(60)).withClock(clock));
+		String id = "during-wait-" + UUID.randomUUID();
+		result(journal.append(id, 0, deposits(10)));
+		// A deleteTo(5) in progress: its range deletion is written, its mark (written last) not yet.
+		this.keyspace.session()
+			.execute(SimpleStatement.newInstance("DELETE FROM " + events(journal)
+					+ " WHERE persistence_id = ? AND partition_nr = 0 AND sequence_nr <= 5", id));
+		int before = clock.reads.get();
+		List<Long> seen = new CopyOnWriteArrayList<>();
+		CompletableFuture<ReplayResult> replay = journal
+			.replayContiguous(id, 1, Long.MAX_VALUE, AccountEvent.class, (event) -> seen.add(event.sequenceNr()))
+			.toCompletableFuture();
+		// Every round reads the clock: a few rounds in, the replay has read the (absent) mark and waits.
+		await().alias("the replay waiting on 1..5 as a hole").atMost(Duration.ofSeconds(10))
+			.until(() -> clock.reads.get() >= before + 6);
+		assertThat(replay).isNotDone();
+
+		// The deleteTo completes (its mark), then the wait expires.
+		this.keyspace.session()
+			.execute(SimpleStatement.newInstance("INSERT INTO " + this.keyspace.name() + "."
+					+ journal.options().metadataTable() + "_deleted_to (persistence_id, deleted_to) VALUES (?, ?)", id,
+					5L));
+		clock.settable.advance(Duration.ofSeconds(61));
+
+		ReplayResult replayed = result(replay, Duration.ofSeconds(10));
+		assertThat(seen).containsExactly(6L, 7L, 8L, 9L, 10L);
+		assertThat(replayed.crashGaps()).as("deleted during the wait, not a crash gap").isEmpty();
+		assertThat(replayed.deleted()).isEqualTo(new SequenceRange(1, 5));
+		assertThat(logsAbout(id, Level.WARN)).as("no crash-gap warning (and so no seal)").isEmpty();
+	}
+
+	/** The journal's clock, counting its reads (each round of a replay reads it). */
+	private static final class CountingClock extends Clock {
+
+		final SettableClock settable;
+
+		final AtomicInteger reads = new AtomicInteger();
+
+		CountingClock(SettableClock settable) {
+			this.settable = settable;
+		}
+
+		@Override
+		public long millis() {
+			this.reads.incrementAndGet();
+			return this.settable.millis();
+		}
+
+		@Override
+		public Instant instant() {
+			return Instant.ofEpochMilli(millis());
+		}
+
+		@Override
+		public ZoneId getZone() {
+			return this.settable.getZone();
+		}
+
+		@Override
+		public Clock withZone(ZoneId zone) {
+			return this;
+		}
+
+	}
+
+}

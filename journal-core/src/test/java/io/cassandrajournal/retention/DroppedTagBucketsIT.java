@@ -1,0 +1,158 @@
+package io.cassandrajournal.retention;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.slf4j.LoggerFactory;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.TagBucketing;
+import io.cassandrajournal.journal.CassandraJournal;
+import io.cassandrajournal.journal.EventToAppend;
+import io.cassandrajournal.query.CassandraReadJournal;
+import io.cassandrajournal.query.DroppedTagRange;
+import io.cassandrajournal.query.EventsPage;
+import io.cassandrajournal.query.TagFilter;
+import io.cassandrajournal.query.TagIndexBackfill;
+import io.cassandrajournal.query.TagOffset;
+import io.cassandrajournal.serialization.JacksonEventSerializer;
+import io.cassandrajournal.testing.AccountEvent;
+import io.cassandrajournal.testing.AccountEvent.Deposited;
+import io.cassandrajournal.testing.SettableClock;
+import io.cassandrajournal.testsupport.CassandraTest;
+import io.cassandrajournal.testsupport.TestKeyspace;
+
+import static io.cassandrajournal.testing.Await.result;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tag buckets a retention cleanup dropped, outside projections (issue 18; docs/reliability.md, finding 22): a plain
+ * tag query reading from before the dropped range says so, and the tag index backfill does not refill dropped
+ * buckets (which the drop mark would then contradict).
+ */
+@CassandraTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DroppedTagBucketsIT {
+
+	private TestKeyspace keyspace;
+
+	private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+
+	private final Logger journalLogger = (Logger) LoggerFactory.getLogger("io.cassandrajournal");
+
+	@BeforeAll
+	void keyspace(TestKeyspace keyspace) {
+		this.keyspace = keyspace;
+		this.logs.start();
+		this.journalLogger.addAppender(this.logs);
+	}
+
+	@AfterAll
+	void detach() {
+		this.journalLogger.detachAppender(this.logs);
+	}
+
+	private List<ILoggingEvent> logsAbout(String what, Level level) {
+		return List.copyOf(this.logs.list)
+			.stream()
+			.filter((e) -> e.getLevel() == level && e.getFormattedMessage().contains(what))
+			.toList();
+	}
+
+	private static List<EventToAppend> deposits(int count, String tag) {
+		List<EventToAppend> events = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			events.add(EventToAppend.of(new Deposited(1), tag));
+		}
+		return events;
+	}
+
+	private CassandraJournalOptions bucketed(SettableClock clock) {
+		return CassandraJournalOptions.create().withKeyspace(this.keyspace.name()).withUseTagIndex(true)
+			.withTagBucketing(TagBucketing.MINUTE).withClock(clock);
+	}
+
+	private CassandraReadJournal query(CassandraJournal journal) {
+		return CassandraReadJournal.create(journal, this.keyspace.session(), journal.options(),
+				new JacksonEventSerializer());
+	}
+
+	private static List<Long> sequenceNrs(EventsPage<AccountEvent> page) {
+		return page.events().stream().map((e) -> e.event().sequenceNr()).toList();
+	}
+
+	@Test
+	void aTagQueryFromBeforeADroppedRangeSaysSo() {
+		SettableClock clock = new SettableClock(Instant.parse("2026-04-01T08:00:10Z"));
+		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(), bucketed(clock),
+				new JacksonEventSerializer());
+		String tag = "query-" + System.nanoTime();
+		String id = "query-" + UUID.randomUUID();
+		result(journal.append(id, 0, deposits(2, tag)));
+		clock.advance(Duration.ofMinutes(1));
+		result(journal.append(id, 2, deposits(2, tag)));
+		clock.advance(Duration.ofMinutes(1));
+		result(journal.append(id, 4, deposits(2, tag)));
+		clock.advance(Duration.ofMinutes(1));
+		Instant mark = Instant.parse("2026-04-01T08:02:00Z");
+		result(JournalCleanup.create(this.keyspace.session(), journal).dropTagBucketsBefore(mark));
+
+		CassandraReadJournal query = query(journal);
+		EventsPage<AccountEvent> fromStart = result(
+				query.currentEventsByTag(TagFilter.tag(tag), TagOffset.START, 100, AccountEvent.class));
+		assertThat(sequenceNrs(fromStart)).containsExactly(5L, 6L);
+		assertThat(fromStart.dropped()).isEqualTo(new DroppedTagRange(tag, mark));
+		assertThat(logsAbout(tag, Level.WARN)).singleElement()
+			.satisfies((e) -> assertThat(e.getFormattedMessage()).contains("dropped").contains(mark.toString()));
+
+		// From an offset past the dropped range: nothing is missing, nothing is said.
+		EventsPage<AccountEvent> past = result(query.currentEventsByTag(TagFilter.tag(tag),
+				fromStart.events().get(0).offset(), 100, AccountEvent.class));
+		assertThat(sequenceNrs(past)).containsExactly(6L);
+		assertThat(past.dropped()).isNull();
+
+		// The streaming form returns an offset only: it says so in the log (a read journal of its own, so it logs).
+		List<Long> streamed = new ArrayList<>();
+		result(query(journal).forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START, AccountEvent.class,
+				(e) -> streamed.add(e.event().sequenceNr())));
+		assertThat(streamed).containsExactly(5L, 6L);
+		assertThat(logsAbout(tag, Level.WARN)).hasSize(2);
+	}
+
+	@Test
+	void theTagIndexBackfillDoesNotRefillDroppedBuckets() {
+		SettableClock clock = new SettableClock(Instant.parse("2026-05-01T08:00:10Z"));
+		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(), bucketed(clock),
+				new JacksonEventSerializer());
+		JournalCleanup cleanup = JournalCleanup.create(this.keyspace.session(), journal);
+		String tag = "backfill-" + System.nanoTime();
+		String id = "backfill-" + UUID.randomUUID();
+		result(journal.append(id, 0, deposits(2, tag)));
+		clock.advance(Duration.ofMinutes(2));
+		result(journal.append(id, 2, deposits(2, tag)));
+		clock.advance(Duration.ofMinutes(1));
+		Instant mark = Instant.parse("2026-05-01T08:01:00Z");
+		assertThat(result(cleanup.dropTagBucketsBefore(mark))).extracting(TagBucket::tag).contains(tag);
+
+		// Run again (for instance after turning the index on elsewhere): the events of the dropped bucket are read.
+		result(TagIndexBackfill.create(journal, this.keyspace.session(), journal.options()).run());
+
+		EventsPage<AccountEvent> page = result(
+				query(journal).currentEventsByTag(TagFilter.tag(tag), TagOffset.START, 100, AccountEvent.class));
+		assertThat(sequenceNrs(page)).as("the dropped bucket stays dropped").containsExactly(3L, 4L);
+		assertThat(result(cleanup.planTagBuckets(mark))).as("no bucket listed again before the mark")
+			.noneMatch((bucket) -> bucket.tag().equals(tag));
+	}
+
+}
