@@ -23,6 +23,7 @@ import java.util.stream.Collectors;
 import com.datastax.oss.driver.api.core.cql.Row;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.SliceHash;
 import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.query.TagOffset;
@@ -65,6 +66,9 @@ final class SharedProjectionRun {
 	static final Duration KILL_EVERY = Duration.ofSeconds(20);
 
 	static final int ENTITIES = 64;
+
+	/** The slice function the instances' segments use (the options' default). */
+	static final SliceHash SLICE_HASH = CassandraJournalOptions.create().sliceHash();
 
 	static final String UPSERT_READ_MODEL = "INSERT INTO multi_jvm_view (persistence_id, sequence_nr, amount) "
 			+ "VALUES (?, ?, ?)";
@@ -185,7 +189,7 @@ final class SharedProjectionRun {
 		int slicesPerSegment = SliceRange.SLICES / SEGMENTS;
 		for (int k = 0;; k++) {
 			String id = tag + "-account-" + n + "-" + k;
-			if (SliceRange.sliceOf(id) / slicesPerSegment == n % SEGMENTS) {
+			if (SLICE_HASH.slice(id) / slicesPerSegment == n % SEGMENTS) {
 				return id;
 			}
 		}
