@@ -98,13 +98,28 @@ final class TaggedAppendWorkloads {
 		}, oursOff, rawOff, oursOn, rawOn);
 		double oursCost = Stats.median(oursOn) / Stats.median(oursOff);
 		double rawCost = Stats.median(rawOn) / Stats.median(rawOff);
-		String cost = String.format("sliced / unsliced: ours %.2f, raw %.2f", oursCost, rawCost);
+		// The rounds' spread on a shared machine is wide: the ratio within each round (the sides run back to back)
+		// is the steadier figure.
+		String cost = String.format(
+				"sliced / unsliced: ours %.2f, raw %.2f (of the medians); per round: ours %s, raw %s", oursCost,
+				rawCost, perRound(oursOn, oursOff), perRound(rawOn, rawOff));
 		return List.of(
 				Result.of("append-tagged", "ops/s", oursOff, rawOff, "one tagged event per append, tag index on, "
 						+ "tag-slice-groups 0: claim, then one logged batch of the event and its tag row; 64 in flight over "
 						+ pids + " persistenceIds; " + cost),
 				Result.of("append-tagged-sliced", "ops/s", oursOn, rawOn, "as append-tagged with tag-slice-groups "
 						+ GROUPS + ": the logged batch also holds the tag row's sliced copy; " + cost));
+	}
+
+	/** @return the median, min and max over the rounds of {@code on / off} of the same round */
+	private static String perRound(List<Double> on, List<Double> off) {
+		List<Double> ratios = new ArrayList<>();
+		for (int i = 0; i < Math.min(on.size(), off.size()); i++) {
+			ratios.add(on.get(i) / off.get(i));
+		}
+		return String.format("median %.2f (%.2f to %.2f, %d rounds)", Stats.median(ratios),
+				ratios.stream().mapToDouble(Double::doubleValue).min().orElse(0),
+				ratios.stream().mapToDouble(Double::doubleValue).max().orElse(0), ratios.size());
 	}
 
 	private static double phase(String workload, String side, int operations, DoubleSupplier round) {
