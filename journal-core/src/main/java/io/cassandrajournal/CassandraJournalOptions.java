@@ -61,6 +61,8 @@ public final class CassandraJournalOptions {
 
 	private final int tagSliceGroups;
 
+	private final SliceHash sliceHash;
+
 	private final ConsistencyLevel consistency;
 
 	private final boolean lightweightTransactions;
@@ -107,6 +109,7 @@ public final class CassandraJournalOptions {
 		this.useTagIndex = v.useTagIndex;
 		this.tagBucketing = v.tagBucketing;
 		this.tagSliceGroups = v.tagSliceGroups;
+		this.sliceHash = v.sliceHash;
 		this.consistency = v.consistency;
 		this.lightweightTransactions = v.lightweightTransactions;
 		this.serialConsistency = v.serialConsistency;
@@ -229,6 +232,19 @@ public final class CassandraJournalOptions {
 		checkSlicingWithBuckets(tagSliceGroups, this.tagBucketing);
 		checkSlicedTableName(this.tagIndexTable, tagSliceGroups);
 		return with((v) -> v.tagSliceGroups = tagSliceGroups);
+	}
+
+	/**
+	 * @param sliceHash the function that puts a persistenceId in one of the 1024 slices projection segments and
+	 * the segment-aware tag index split entities by, default {@link SliceHash#MURMUR3}. Part of the recorded
+	 * layout: a keyspace whose layout was recorded before this option existed uses {@link SliceHash#STRING_HASH},
+	 * and an instance configured otherwise is refused at {@code verifyLayout} (changing it would move entities
+	 * between segments, whose cursors and sliced tag rows are per slice range)
+	 * @return new options
+	 */
+	public CassandraJournalOptions withSliceHash(SliceHash sliceHash) {
+		Objects.requireNonNull(sliceHash, "sliceHash");
+		return with((v) -> v.sliceHash = sliceHash);
 	}
 
 	private static void checkSlicingWithBuckets(int groups, TagBucketing bucketing) {
@@ -583,6 +599,11 @@ public final class CassandraJournalOptions {
 		return this.tagSliceGroups;
 	}
 
+	/** @return the function that puts a persistenceId in its slice (projection segments, the sliced tag index) */
+	public SliceHash sliceHash() {
+		return this.sliceHash;
+	}
+
 	/** @return the segment-aware tag index table, {@code <tagIndexTable>_sliced<groups>} (when it is on) */
 	public String tagIndexSlicedTable() {
 		return this.tagIndexTable + "_sliced" + this.tagSliceGroups;
@@ -671,7 +692,7 @@ public final class CassandraJournalOptions {
 		return "CassandraJournalOptions[keyspace=" + this.keyspace + ", contactPoints=" + this.contactPoints
 				+ ", events=" + this.eventsTable + ", metadata=" + this.metadataTable + ", allIds=" + this.allIdsTable
 				+ ", tagIndex=" + this.tagIndexTable + ", partitionSize=" + this.partitionSize + ", useTagIndex="
-				+ this.useTagIndex + ", tagBucketing=" + this.tagBucketing + ", tagSliceGroups=" + this.tagSliceGroups + ", consistency=" + this.consistency + ", lwt=" + this.lightweightTransactions
+				+ this.useTagIndex + ", tagBucketing=" + this.tagBucketing + ", tagSliceGroups=" + this.tagSliceGroups + ", sliceHash=" + this.sliceHash + ", consistency=" + this.consistency + ", lwt=" + this.lightweightTransactions
 				+ ", serialConsistency=" + this.serialConsistency + "]";
 	}
 
@@ -702,6 +723,8 @@ public final class CassandraJournalOptions {
 		TagBucketing tagBucketing = TagBucketing.NONE;
 
 		int tagSliceGroups;
+
+		SliceHash sliceHash = SliceHash.MURMUR3;
 
 		ConsistencyLevel consistency = DefaultConsistencyLevel.LOCAL_QUORUM;
 
@@ -752,6 +775,7 @@ public final class CassandraJournalOptions {
 			this.useTagIndex = o.useTagIndex;
 			this.tagBucketing = o.tagBucketing;
 			this.tagSliceGroups = o.tagSliceGroups;
+			this.sliceHash = o.sliceHash;
 			this.consistency = o.consistency;
 			this.lightweightTransactions = o.lightweightTransactions;
 			this.serialConsistency = o.serialConsistency;

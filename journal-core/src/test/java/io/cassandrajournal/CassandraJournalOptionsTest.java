@@ -60,11 +60,18 @@ class CassandraJournalOptionsTest {
 	@Test
 	void aSlicesGroupIsItsSliceFoldedIntoTheGroups() {
 		for (String id : new String[] { "a", "account-7", "x".repeat(30), "\u00e9t\u00e9" }) {
-			int slice = Math.abs(id.hashCode() % 1024);
-			assertThat(TagSlices.sliceOf(id)).isEqualTo(slice);
-			assertThat(TagSlices.groupOf(id, 16)).isEqualTo(slice / 64);
-			assertThat(TagSlices.groupOf(id, 1024)).isEqualTo(slice);
+			for (SliceHash hash : SliceHash.values()) {
+				int slice = hash.slice(id);
+				assertThat(TagSlices.sliceOf(hash, id)).isEqualTo(slice);
+				assertThat(TagSlices.groupOf(hash, id, 16)).isEqualTo(slice / 64);
+				assertThat(TagSlices.groupOf(hash, id, 1024)).isEqualTo(slice);
+			}
+			assertThat(SliceHash.STRING_HASH.slice(id)).isEqualTo(Math.abs(id.hashCode() % 1024));
 		}
+		// New keyspaces get the well-mixed function; keyspaces recorded before it keep String.hashCode (LayoutRecord).
+		assertThat(CassandraJournalOptions.create().sliceHash()).isEqualTo(SliceHash.MURMUR3);
+		assertThat(CassandraJournalOptions.create().withSliceHash(SliceHash.STRING_HASH).sliceHash())
+			.isEqualTo(SliceHash.STRING_HASH);
 		// A segment of n <= groups segments covers groups / n whole groups; a smaller one lies in one group.
 		assertThat(TagSlices.firstGroup(256, 511, 16)).isEqualTo(4);
 		assertThat(TagSlices.lastGroup(256, 511, 16)).isEqualTo(7);

@@ -139,6 +139,9 @@ public final class BenchmarkMain {
 			if (selected("appends", "append-latency")) {
 				results.add(log(appends.latency()));
 			}
+			if (selected("appends", "append-tagged", "append-tagged-sliced")) {
+				new TaggedAppendWorkloads(bench).throughput().forEach((r) -> results.add(log(r)));
+			}
 			ReadWorkloads reads = new ReadWorkloads(bench);
 			if (selected("reads", "replay-100k")) {
 				results.add(log(reads.replay()));

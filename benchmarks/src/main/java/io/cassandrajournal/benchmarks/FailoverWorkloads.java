@@ -21,6 +21,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.SliceHash;
 import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.projection.DurableStateOffsetStore;
@@ -47,8 +48,8 @@ import io.cassandrajournal.state.CassandraDurableStateStore;
  * <p>
  * Who held what comes from the lease rows, read just before each kill (by an engine that is never started), once
  * every segment's lease names the instance that handled its latest event (no hand-over in progress); who handled
- * what from the instances' files (the segment of an event is its persistenceId's slice, {@code |hashCode % 1024|},
- * over the slices per segment, as the engine computes it). Wall-clock times of one machine (the JVMs share its
+ * what from the instances' files (the segment of an event is its persistenceId's slice, by the options' slice
+ * function, over the slices per segment, as the engine computes it). Wall-clock times of one machine (the JVMs share its
  * clock).
  */
 final class FailoverWorkloads {
@@ -353,10 +354,15 @@ final class FailoverWorkloads {
 		return all;
 	}
 
-	/** The engine's segment of a persistenceId: its slice, {@code |hashCode % 1024|}, over the slices per segment. */
+	/**
+	 * The engine's segment of a persistenceId: its slice (the slice function of the instances' options, the
+	 * default), over the slices per segment.
+	 */
 	static int segmentOf(String persistenceId) {
-		return Math.abs(persistenceId.hashCode() % 1024) / (1024 / SEGMENTS);
+		return SLICE_HASH.slice(persistenceId) / (1024 / SEGMENTS);
 	}
+
+	private static final SliceHash SLICE_HASH = CassandraJournalOptions.create().sliceHash();
 
 	private void start(String name) throws Exception {
 		String id = name + "-" + this.incarnations++;

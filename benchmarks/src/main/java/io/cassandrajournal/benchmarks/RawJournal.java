@@ -12,6 +12,7 @@ import com.datastax.oss.driver.api.core.cql.BatchStatementBuilder;
 import com.datastax.oss.driver.api.core.cql.BatchType;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
+import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.CassandraJournalOptions;
 
@@ -37,6 +38,12 @@ final class RawJournal {
 
 	private final PreparedStatement selectHead;
 
+	/** With the tag index on: its row insert, as the journal prepares it. */
+	private final @Nullable PreparedStatement insertTag;
+
+	/** With {@code tag-slice-groups} on: the sliced copy's insert. */
+	private final @Nullable PreparedStatement insertSlicedTag;
+
 	RawJournal(CqlSession session, CassandraJournalOptions options) {
 		this.session = session;
 		this.options = options;
@@ -52,6 +59,12 @@ final class RawJournal {
 				true);
 		this.selectHead = prepare("SELECT max_sequence_nr, updated_at FROM " + ks + ".metadata WHERE persistence_id = ?",
 				true);
+		this.insertTag = options.useTagIndex() ? prepare("INSERT INTO " + ks + "." + options.tagIndexTable()
+				+ " (tag, timestamp, persistence_id, sequence_nr, payload, tags) VALUES (?, ?, ?, ?, ?, ?) USING TTL ?",
+				true) : null;
+		this.insertSlicedTag = (options.useTagIndex() && options.tagSliceGroups() != 0) ? prepare("INSERT INTO " + ks
+				+ "." + options.tagIndexSlicedTable() + " (tag, slice_group, timestamp, persistence_id, sequence_nr, "
+				+ "payload, tags) VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?", true) : null;
 	}
 
 	private PreparedStatement prepare(String cql, boolean idempotent) {
@@ -68,6 +81,42 @@ final class RawJournal {
 				? this.session.executeAsync(this.claimFirst.bind(pid, last, now))
 				: this.session.executeAsync(this.claimNext.bind(last, now, pid, expected));
 		return claim.thenCompose((rs) -> write(pid, expected, events, now));
+	}
+
+	/**
+	 * What the journal sends for an append of tagged events that fits one batch, with the tag index on: on a
+	 * persistenceId's first append its id row, first; the LWT claim; then one logged batch holding the events,
+	 * their tag rows and (with {@code tag-slice-groups}) the rows' sliced copies. Requires options with the tag
+	 * index on.
+	 */
+	CompletionStage<Void> appendTagged(String pid, long expected, int events, String tag) {
+		PreparedStatement tagRow = java.util.Objects.requireNonNull(this.insertTag, "the tag index is off");
+		long now = System.currentTimeMillis();
+		long last = expected + events;
+		Set<String> tags = Set.of(tag);
+		int group = this.options.sliceHash().slice(pid) * Math.max(this.options.tagSliceGroups(), 1) / 1024;
+		CompletionStage<?> idRow = (expected == 0) ? this.session.executeAsync(this.insertId.bind("_all", pid))
+				: CompletableFuture.completedFuture(null);
+		return idRow.thenCompose((ignored) -> (expected == 0)
+				? this.session.executeAsync(this.claimFirst.bind(pid, last, now))
+				: this.session.executeAsync(this.claimNext.bind(last, now, pid, expected)))
+			.thenCompose((claimed) -> {
+				BatchStatementBuilder batch = BatchStatement.builder(BatchType.LOGGED);
+				for (int i = 1; i <= events; i++) {
+					long seq = expected + i;
+					batch.addStatement(this.insertEvent.bind(pid, (seq - 1) / this.options.partitionSize(), seq, now,
+							Bench.PAYLOAD, tags));
+					batch.addStatement(tagRow.bind(tag, now, pid, seq, Bench.PAYLOAD, tags, 0));
+					if (this.insertSlicedTag != null) {
+						batch.addStatement(
+								this.insertSlicedTag.bind(tag, group, now, pid, seq, Bench.PAYLOAD, tags, 0));
+					}
+				}
+				return this.session
+					.executeAsync(batch.setIdempotence(true).setConsistencyLevel(this.options.consistency()).build());
+			})
+			.thenAccept((rs) -> {
+			});
 	}
 
 	/**

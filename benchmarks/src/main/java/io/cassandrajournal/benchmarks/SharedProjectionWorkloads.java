@@ -185,9 +185,10 @@ final class SharedProjectionWorkloads {
 	}
 
 	/**
-	 * @return the persistenceId of entity {@code n}: a name-based UUID after the tag. The slice function
-	 * ({@code |hashCode % 1024|}) keeps ids that differ only in a short counted suffix within a few hundred slices
-	 * of each other, that is in a few neighbouring segments; random-looking ids spread over all of them.
+	 * @return the persistenceId of entity {@code n}: a name-based UUID after the tag. The slice function of
+	 * keyspaces recorded before {@code slice-hash} ({@code |hashCode % 1024|}) keeps ids that differ only in a short
+	 * counted suffix within a few hundred slices of each other, that is in a few neighbouring segments;
+	 * random-looking ids spread over all of them with either function, so figures stay comparable.
 	 */
 	static String entity(String tag, int n) {
 		return tag + "-" + UUID.nameUUIDFromBytes((tag + "#" + n).getBytes(StandardCharsets.UTF_8));

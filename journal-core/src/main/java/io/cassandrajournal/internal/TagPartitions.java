@@ -21,6 +21,7 @@ import com.datastax.oss.driver.api.core.cql.Row;
 import com.datastax.oss.driver.api.core.cql.Statement;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.SliceHash;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.query.TagOffset;
 
@@ -386,6 +387,8 @@ public abstract class TagPartitions {
 
 		private final int groups;
 
+		private final SliceHash hash;
+
 		private final PreparedStatement insert;
 
 		private final PreparedStatement page;
@@ -394,6 +397,7 @@ public abstract class TagPartitions {
 			super(session, options);
 			this.whole = whole;
 			this.groups = options.tagSliceGroups();
+			this.hash = options.sliceHash();
 			String table = options.requireKeyspace() + "." + options.tagIndexSlicedTable();
 			this.insert = this.statements.write("INSERT INTO " + table
 					+ " (tag, slice_group, timestamp, persistence_id, sequence_nr, payload, tags) VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?");
@@ -407,8 +411,8 @@ public abstract class TagPartitions {
 		}
 
 		private BoundStatement insertOf(TagRow row) {
-			return this.insert.bind(row.tag(), TagSlices.groupOf(row.persistenceId(), this.groups), row.timestamp(),
-					row.persistenceId(), row.sequenceNr(), row.payload(), row.tags(), this.ttl);
+			return this.insert.bind(row.tag(), TagSlices.groupOf(this.hash, row.persistenceId(), this.groups),
+					row.timestamp(), row.persistenceId(), row.sequenceNr(), row.payload(), row.tags(), this.ttl);
 		}
 
 		@Override
@@ -416,7 +420,8 @@ public abstract class TagPartitions {
 			Map<Map.Entry<String, Integer>, BatchStatementBuilder> byPartition = new LinkedHashMap<>();
 			for (TagRow row : rows) {
 				byPartition
-					.computeIfAbsent(Map.entry(row.tag(), TagSlices.groupOf(row.persistenceId(), this.groups)),
+					.computeIfAbsent(
+							Map.entry(row.tag(), TagSlices.groupOf(this.hash, row.persistenceId(), this.groups)),
 							(k) -> BatchStatement.builder(BatchType.UNLOGGED))
 					.addStatement(insertOf(row));
 			}

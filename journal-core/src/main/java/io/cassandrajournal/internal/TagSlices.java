@@ -1,8 +1,10 @@
 package io.cassandrajournal.internal;
 
+import io.cassandrajournal.SliceHash;
+
 /**
- * Which partition of the segment-aware tag index holds a row: the one stable persistenceId hash the projection
- * segments use ({@code |persistenceId.hashCode() % 1024|}, Akka's slice function), folded into the table's
+ * Which partition of the segment-aware tag index holds a row: the one stable persistenceId slice the projection
+ * segments use ({@link SliceHash#slice}, the keyspace's recorded {@code slice-hash}), folded into the table's
  * {@code groups} slice groups ({@code slice * groups / 1024}). Where this fits: the writer, every tag-row delete
  * (deleteTo, an uncertain append's settling, a late row's seal) and the segment reads all ask it, so they agree on
  * where a row lives. A slice group is a contiguous run of {@code 1024 / groups} slices, so a projection segment
@@ -17,20 +19,22 @@ public final class TagSlices {
 	}
 
 	/**
+	 * @param hash the keyspace's slice function
 	 * @param persistenceId an entity
 	 * @return its slice, 0 to 1023
 	 */
-	public static int sliceOf(String persistenceId) {
-		return Math.abs(persistenceId.hashCode() % SLICES);
+	public static int sliceOf(SliceHash hash, String persistenceId) {
+		return hash.slice(persistenceId);
 	}
 
 	/**
+	 * @param hash the keyspace's slice function
 	 * @param persistenceId an entity
 	 * @param groups the table's slice groups (a power of two, 1 to 1024)
 	 * @return the group whose partition holds the entity's tag rows
 	 */
-	public static int groupOf(String persistenceId, int groups) {
-		return sliceOf(persistenceId) * groups / SLICES;
+	public static int groupOf(SliceHash hash, String persistenceId, int groups) {
+		return sliceOf(hash, persistenceId) * groups / SLICES;
 	}
 
 	/**

@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.JournalLayoutMismatchException;
+import io.cassandrajournal.SliceHash;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.internal.CqlNames;
 import io.cassandrajournal.internal.JournalStatements;
@@ -33,6 +34,13 @@ final class LayoutRecord {
 	private static final Logger logger = LoggerFactory.getLogger(LayoutRecord.class);
 
 	private static final String KEY = "layout";
+
+	/**
+	 * What a record written before a setting existed means for it, where that is not "as configured": a keyspace
+	 * recorded before {@code slice-hash} existed put its entities in slices with {@code String.hashCode}, so its
+	 * segments' cursors and sliced tag rows follow that function, whatever this instance is configured with.
+	 */
+	static final Map<String, String> RECORDED_BEFORE = Map.of("slice-hash", SliceHash.STRING_HASH.name());
 
 	private LayoutRecord() {
 	}
@@ -60,6 +68,8 @@ final class LayoutRecord {
 		layout.put("tag-bucketing", options.useTagIndex() ? options.tagBucketing().name() : TagBucketing.NONE.name());
 		// Which partitions of the segment-aware index hold a row depends on the groups (0: no such index).
 		layout.put("tag-slice-groups", Integer.toString(options.useTagIndex() ? options.tagSliceGroups() : 0));
+		// Which segment (cursor) and which sliced tag partition an entity belongs to; see RECORDED_BEFORE.
+		layout.put("slice-hash", options.sliceHash().name());
 		layout.put("partition-size", Long.toString(options.partitionSize()));
 		layout.put("persistence-id-buckets", Integer.toString(options.persistenceIdBuckets()));
 		return layout;
@@ -206,8 +216,9 @@ final class LayoutRecord {
 	private static void compare(String table, Map<String, String> recorded, Map<String, String> configured) {
 		List<JournalLayoutMismatchException.Mismatch> mismatches = new ArrayList<>();
 		configured.forEach((setting, value) -> {
-			// A setting the record lacks is added by check() before the final comparison.
-			String was = recorded.get(setting);
+			// A setting the record lacks is taken as RECORDED_BEFORE says an older record meant it, else as
+			// configured; check() then adds it to the record (only once this comparison passed).
+			String was = recorded.getOrDefault(setting, RECORDED_BEFORE.get(setting));
 			if (was != null && !was.equals(value)) {
 				mismatches.add(new JournalLayoutMismatchException.Mismatch(setting, was, value));
 			}

@@ -17,6 +17,7 @@ import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.SliceHash;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.TagSlices;
@@ -68,13 +69,15 @@ final class TagIndexDeletes {
 					(key) -> delete.bind(key.tag(), key.timestamp(), key.persistenceId(), key.sequenceNr())));
 		}
 		int groups = options.tagSliceGroups();
+		SliceHash hash = options.sliceHash();
 		if (groups != 0) {
 			// The segment-aware index: the row's partition follows from its persistenceId (TagSlices).
 			PreparedStatement delete = statements.write("DELETE FROM " + ks + "." + options.tagIndexSlicedTable()
 					+ " WHERE tag = ? AND slice_group = ? AND timestamp = ? AND persistence_id = ? AND sequence_nr = ?");
-			this.layouts.add(new Layout((key) -> Map.entry(key.tag(), TagSlices.groupOf(key.persistenceId(), groups)),
-					(key) -> delete.bind(key.tag(), TagSlices.groupOf(key.persistenceId(), groups), key.timestamp(),
-							key.persistenceId(), key.sequenceNr())));
+			this.layouts.add(new Layout(
+					(key) -> Map.entry(key.tag(), TagSlices.groupOf(hash, key.persistenceId(), groups)),
+					(key) -> delete.bind(key.tag(), TagSlices.groupOf(hash, key.persistenceId(), groups),
+							key.timestamp(), key.persistenceId(), key.sequenceNr())));
 		}
 		if (bucketing != TagBucketing.NONE) {
 			PreparedStatement delete = statements.write("DELETE FROM " + ks + "." + options.tagIndexDataTable()

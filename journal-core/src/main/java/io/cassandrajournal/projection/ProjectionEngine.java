@@ -22,6 +22,7 @@ import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.ToIntFunction;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -182,10 +183,11 @@ public final class ProjectionEngine implements AutoCloseable {
 			boolean sliced = projection.settings().segments() > 1;
 			control = new SegmentedProjection<>(projection, (segment, mayGoOn, cursor) -> {
 				ProjectionRunner<E> runner = new ProjectionRunner<>(projection, segment.id, mayGoOn,
-						sliced ? sliced(segment.range, sources(projection, segment.range)) : sources, cursor, this.deadLetters, this::publish,
-						this.serializer, metrics, this.retries, this.executor, this.clock);
+						sliced ? sliced(segment.range, slices(), sources(projection, segment.range)) : sources, cursor,
+						this.deadLetters, this::publish, this.serializer, metrics, this.retries, this.executor,
+						this.clock);
 				// Each segment parks and redelivers its own entities' dead letters, whoever runs the others.
-				return sliced ? runner.onlyEntities(segment.range::contains) : runner;
+				return sliced ? runner.onlyEntities((id) -> segment.range.contains(slices().applyAsInt(id))) : runner;
 			}, this.offsets, this.sharing, counts(sources));
 		}
 		if (this.runners.putIfAbsent(projection.id(), control) != null) {
@@ -205,9 +207,18 @@ public final class ProjectionEngine implements AutoCloseable {
 			.eventsAfter(cursor, limit);
 	}
 
-	private static Function<TagOffset, ProjectionSource> sliced(SliceRange range,
+	private static Function<TagOffset, ProjectionSource> sliced(SliceRange range, ToIntFunction<String> slices,
 			Function<TagOffset, ProjectionSource> sources) {
-		return (offset) -> new SliceFilter(range, sources.apply(offset));
+		return (offset) -> new SliceFilter(range, slices, sources.apply(offset));
+	}
+
+	/**
+	 * @return the slice function segments keep their events by: the read journal's, the one its slice-range feeds
+	 * and the keyspace's sliced tag rows follow (a segmented projection reads by tag, so it has a read journal)
+	 */
+	private ToIntFunction<String> slices() {
+		ReadJournal query = Objects.requireNonNull(this.readJournal, "segments need a read journal");
+		return query::sliceOf;
 	}
 
 	private <E> Function<TagOffset, ProjectionSource> sources(Projection<E> projection) {

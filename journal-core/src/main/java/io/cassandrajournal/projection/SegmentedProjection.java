@@ -232,7 +232,8 @@ final class SegmentedProjection<E> implements ProjectionControl {
 	void wake(AppendResult result) {
 		for (Segment segment : this.segments) {
 			ProjectionRunner<?> runner = segment.runner;
-			if (runner != null && segment.range.contains(result.persistenceId())) {
+			// The runner's source decides whether the append concerns it (a segment's SliceFilter keeps its slices).
+			if (runner != null) {
 				runner.wake(result);
 			}
 		}

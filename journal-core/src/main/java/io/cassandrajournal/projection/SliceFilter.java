@@ -1,6 +1,7 @@
 package io.cassandrajournal.projection;
 
 import java.util.concurrent.CompletionStage;
+import java.util.function.ToIntFunction;
 
 import org.jspecify.annotations.Nullable;
 
@@ -19,19 +20,27 @@ final class SliceFilter implements ProjectionSource {
 
 	private final SliceRange range;
 
+	/** The read journal's slice function. */
+	private final ToIntFunction<String> slices;
+
 	private final ProjectionSource source;
 
 	private int kept;
 
-	SliceFilter(SliceRange range, ProjectionSource source) {
+	SliceFilter(SliceRange range, ToIntFunction<String> slices, ProjectionSource source) {
 		this.range = range;
+		this.slices = slices;
 		this.source = source;
+	}
+
+	private boolean mine(String persistenceId) {
+		return this.range.contains(this.slices.applyAsInt(persistenceId));
 	}
 
 	@Override
 	public CompletionStage<Batch> poll() {
 		return this.source.poll().thenApply((batch) -> {
-			Batch mine = new Batch(batch.events().stream().filter((e) -> this.range.contains(e.persistenceId())).toList(),
+			Batch mine = new Batch(batch.events().stream().filter((e) -> mine(e.persistenceId())).toList(),
 					batch.caughtUp());
 			this.kept = mine.events().size();
 			return mine;
@@ -55,7 +64,7 @@ final class SliceFilter implements ProjectionSource {
 
 	@Override
 	public boolean concerns(AppendResult result) {
-		return this.range.contains(result.persistenceId()) && this.source.concerns(result);
+		return mine(result.persistenceId()) && this.source.concerns(result);
 	}
 
 	@Override

@@ -7,9 +7,9 @@ import io.cassandrajournal.internal.TagSlices;
 
 /**
  * A contiguous range of the fixed hash space that splits a projection over instances: every persistenceId
- * falls in one of {@value #SLICES} slices, {@code |persistenceId.hashCode() % 1024|} (the slice function Akka
- * uses, so it is easy to compute in any language: Java's {@code String.hashCode} over UTF-16 code units). An
- * entity never changes slice, so a segment that owns a range sees all of an entity's events, in order.
+ * falls in one of {@value #SLICES} slices by the keyspace's slice function ({@link io.cassandrajournal.SliceHash},
+ * recorded with the layout; the read journal's {@link io.cassandrajournal.query.ReadJournal#sliceOf}). An entity
+ * never changes slice, so a segment that owns a range sees all of an entity's events, in order.
  * <p>
  * Segment counts are powers of two from 1 to 1024, so the ranges of {@code 2n} segments split those of
  * {@code n} exactly: scaling from 4 to 8 segments halves each range, and each half starts from its parent's
@@ -27,15 +27,6 @@ record SliceRange(int from, int to) {
 		if (from < 0 || to >= SLICES || from > to) {
 			throw new IllegalArgumentException("Slice range " + from + "-" + to + " is not within 0-" + (SLICES - 1));
 		}
-	}
-
-	/**
-	 * @param persistenceId an entity
-	 * @return its slice, 0 to 1023
-	 */
-	static int sliceOf(String persistenceId) {
-		// One function for the segments and the segment-aware tag index's partitions.
-		return TagSlices.sliceOf(persistenceId);
 	}
 
 	/**
@@ -67,8 +58,12 @@ record SliceRange(int from, int to) {
 		return new SliceRange(Integer.parseInt(key.substring(0, dash)), Integer.parseInt(key.substring(dash + 1)));
 	}
 
-	boolean contains(String persistenceId) {
-		int slice = sliceOf(persistenceId);
+	/**
+	 * @param slice an entity's slice (one function for the segments and the segment-aware tag index's partitions:
+	 * the read journal's)
+	 * @return whether the range holds it
+	 */
+	boolean contains(int slice) {
 		return slice >= this.from && slice <= this.to;
 	}
 

@@ -285,6 +285,12 @@ public final class CassandraReadJournal implements ReadJournal {
 				this.options.inFlightWait(), (this.lateTagRows != null) ? this.lateTagRows::absent : null);
 	}
 
+	/** The options' {@link CassandraJournalOptions#sliceHash() slice function}: the sliced index is written by it. */
+	@Override
+	public int sliceOf(String persistenceId) {
+		return this.options.sliceHash().slice(persistenceId);
+	}
+
 	/**
 	 * @return a live stream of persistenceIds: its first polls return every known id, later polls the ids
 	 * that appeared since

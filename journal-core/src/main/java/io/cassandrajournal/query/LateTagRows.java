@@ -147,7 +147,8 @@ final class LateTagRows {
 			deletes.add(this.session.executeAsync(delete).toCompletableFuture());
 			if (this.deleteSlicedTagRow != null) {
 				deletes.add(this.session.executeAsync(this.deleteSlicedTagRow.bind(writeTime, tag,
-						TagSlices.groupOf(event.persistenceId(), this.options.tagSliceGroups()), timestamp,
+						TagSlices.groupOf(this.options.sliceHash(), event.persistenceId(), this.options.tagSliceGroups()),
+						timestamp,
 						event.persistenceId(), event.sequenceNr())).toCompletableFuture());
 			}
 		}

@@ -10,6 +10,8 @@ import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
 
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.SliceHash;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.PersistentEvent;
 import io.cassandrajournal.serialization.EventSerializer;
@@ -57,8 +59,7 @@ public interface ReadJournal {
 
 	/**
 	 * A live feed for one segment of a projection shared by instances: the events matching a filter whose
-	 * persistenceIds fall in a slice range ({@code |persistenceId.hashCode() % 1024|}, the slice function of the
-	 * projection segments). With the segment-aware tag index on ({@code tag-slice-groups}), the Cassandra read
+	 * persistenceIds fall in a slice range ({@link #sliceOf}, the slice function of the projection segments). With the segment-aware tag index on ({@code tag-slice-groups}), the Cassandra read
 	 * journal reads only the partitions of the range's slice groups; otherwise (the default) this is the feed of
 	 * the whole filter, and the caller keeps the range's events itself. Offsets are the same as the whole feed's,
 	 * so a cursor moves between the two.
@@ -72,6 +73,18 @@ public interface ReadJournal {
 	default LiveTagFeed liveEventsByTag(TagFilter filter, TagOffset start, FeedSettings settings, int fromSlice,
 			int toSlice) {
 		return liveEventsByTag(filter, start, settings);
+	}
+
+	/**
+	 * The slice function of this read journal's slice ranges: projection segments keep the events of their range
+	 * by it, so it must be the one the journal's rows were laid out by. The Cassandra read journal uses its
+	 * options' {@link CassandraJournalOptions#sliceHash()} (recorded with the keyspace's layout); the default is
+	 * {@link SliceHash#MURMUR3}, the default for new keyspaces.
+	 * @param persistenceId an entity
+	 * @return its slice, 0 to 1023
+	 */
+	default int sliceOf(String persistenceId) {
+		return SliceHash.MURMUR3.slice(persistenceId);
 	}
 
 	/**

@@ -13,6 +13,7 @@ import com.datastax.oss.driver.api.core.cql.Row;
 import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.SliceHash;
 import io.cassandrajournal.internal.RowValues;
 import io.cassandrajournal.internal.TagPartitions;
 import io.cassandrajournal.internal.TagSlices;
@@ -34,22 +35,27 @@ final class TagIndexReader implements TagEventReader {
 	private final @Nullable Slices slices;
 
 	/** A slice range and the segment-aware index's groups that hold it. */
-	private record Slices(int fromSlice, int toSlice, int firstGroup, int lastGroup) {
+	private record Slices(SliceHash hash, int fromSlice, int toSlice, int firstGroup, int lastGroup) {
 
 		boolean contains(String persistenceId) {
-			int slice = TagSlices.sliceOf(persistenceId);
+			int slice = TagSlices.sliceOf(this.hash, persistenceId);
 			return slice >= this.fromSlice && slice <= this.toSlice;
 		}
 
 	}
 
+	/** The keyspace's slice function: which slice an entity's rows belong to. */
+	private final SliceHash hash;
+
 	public TagIndexReader(CqlSession session, CassandraJournalOptions options) {
 		this.partitions = TagPartitions.create(session, options);
+		this.hash = options.sliceHash();
 		this.slices = null;
 	}
 
-	private TagIndexReader(TagPartitions partitions, Slices slices) {
+	private TagIndexReader(TagPartitions partitions, SliceHash hash, Slices slices) {
 		this.partitions = partitions;
+		this.hash = hash;
 		this.slices = slices;
 	}
 
@@ -63,7 +69,7 @@ final class TagIndexReader implements TagEventReader {
 	 * @return the reader
 	 */
 	TagIndexReader slices(int fromSlice, int toSlice, int groups) {
-		return new TagIndexReader(this.partitions, new Slices(fromSlice, toSlice,
+		return new TagIndexReader(this.partitions, this.hash, new Slices(this.hash, fromSlice, toSlice,
 				TagSlices.firstGroup(fromSlice, toSlice, groups), TagSlices.lastGroup(fromSlice, toSlice, groups)));
 	}
 

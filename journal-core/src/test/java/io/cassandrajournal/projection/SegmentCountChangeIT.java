@@ -120,7 +120,9 @@ class SegmentCountChangeIT {
 
 		// X: the event in the middle of the first ones; its old segment's cursor goes back to it.
 		Appended x = first.stream().sorted(Comparator.comparingLong(Appended::timestamp)).toList().get(ENTITIES / 2);
-		SliceRange xRange = SliceRange.split(before).stream().filter((r) -> r.contains(x.persistenceId()))
+		SliceRange xRange = SliceRange.split(before)
+			.stream()
+			.filter((r) -> r.contains(this.query.sliceOf(x.persistenceId())))
 			.findFirst().orElseThrow();
 		TagOffset back = id.offsetFromTimestamp(x.timestamp());
 		result(new DurableStateOffsetStore(this.state).save(cursorId(id, xRange, before), back));

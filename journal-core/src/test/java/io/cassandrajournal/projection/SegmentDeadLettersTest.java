@@ -47,7 +47,9 @@ class SegmentDeadLettersTest {
 	@Test
 	void aRedeliveryUnparksTheEntityInTheSegmentThatRunsIt() {
 		SliceRange second = SliceRange.split(2).get(1);
-		String bad = IntStream.range(0, 1000).mapToObj((i) -> "account-" + i).filter(second::contains).findFirst()
+		String bad = IntStream.range(0, 1000).mapToObj((i) -> "account-" + i)
+			.filter((id) -> second.contains(this.journal.readJournal().sliceOf(id)))
+			.findFirst()
 			.orElseThrow();
 		AtomicBoolean broken = new AtomicBoolean(true);
 		List<String> seen = new CopyOnWriteArrayList<>();

@@ -197,7 +197,7 @@ class SegmentOwnershipFaultsIT {
 		result(this.journal.append(entity, 0, List.of(EventToAppend.of(new AccountEvent.Deposited(1), name))));
 		// Bound: the segment polls every 100 ms.
 		await("a handler holds the batch").atMost(Duration.ofSeconds(10)).until(() -> holding.getCount() == 0);
-		SegmentedProjection.Segment held = projection.segments().stream().filter((s) -> s.range.contains(entity))
+		SegmentedProjection.Segment held = projection.segments().stream().filter((s) -> s.range.contains(this.options.sliceHash().slice(entity)))
 			.findFirst().orElseThrow();
 		LeaseTerm term = held.term;
 

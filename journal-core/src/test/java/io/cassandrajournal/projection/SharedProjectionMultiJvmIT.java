@@ -17,6 +17,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the first kill's takeover and the pause are over by 45 s; 34 s in a full verify) ({@code -Dshared.duration=S}
  * changes that; a minute, a third kill of the same kind, until 2026-12-02);
  * {@link SharedProjectionMultiJvmLongIT} runs three minutes or more under {@code -Pfaults}.
+ * {@code -Dshared.slice-groups=16} runs either with the segment-aware tag index on (each segment reads only its
+ * slice groups' partitions; the run then also checks every tag row has its sliced copy); the default suite runs
+ * it off, once.
  */
 @CassandraTest
 class SharedProjectionMultiJvmIT {

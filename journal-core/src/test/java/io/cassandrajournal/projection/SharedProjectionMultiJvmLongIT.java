@@ -11,7 +11,8 @@ import io.cassandrajournal.testsupport.TestKeyspace;
 
 /**
  * {@link SharedProjectionMultiJvmIT} for {@code -Dshared.duration=S} seconds (default 180: nine SIGKILLs and a
- * SIGSTOP). Tagged {@code faults-long}: runs under {@code -Pfaults} with the other long runs.
+ * SIGSTOP). Tagged {@code faults-long}: runs under {@code -Pfaults} with the other long runs. With
+ * {@code -Dshared.slice-groups=16} the instances run with the segment-aware tag index on.
  */
 @Tag("faults-long")
 @CassandraTest

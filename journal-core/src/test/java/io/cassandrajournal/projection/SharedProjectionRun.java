@@ -21,8 +21,10 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
 import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.SliceHash;
 import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.query.TagOffset;
@@ -65,6 +67,16 @@ final class SharedProjectionRun {
 	static final Duration KILL_EVERY = Duration.ofSeconds(20);
 
 	static final int ENTITIES = 64;
+
+	/**
+	 * {@code -Dshared.slice-groups=16} runs the instances with the segment-aware tag index
+	 * ({@code tag-slice-groups}): each segment then reads only its slice groups' partitions. Default 0 (off), as in
+	 * the default suite; handed on to the instances' JVMs.
+	 */
+	static final int SLICE_GROUPS = Integer.getInteger("shared.slice-groups", 0);
+
+	/** The slice function the instances' segments use (the options' default). */
+	static final SliceHash SLICE_HASH = CassandraJournalOptions.create().sliceHash();
 
 	static final String UPSERT_READ_MODEL = "INSERT INTO multi_jvm_view (persistence_id, sequence_nr, amount) "
 			+ "VALUES (?, ?, ?)";
@@ -185,7 +197,7 @@ final class SharedProjectionRun {
 		int slicesPerSegment = SliceRange.SLICES / SEGMENTS;
 		for (int k = 0;; k++) {
 			String id = tag + "-account-" + n + "-" + k;
-			if (SliceRange.sliceOf(id) / slicesPerSegment == n % SEGMENTS) {
+			if (SLICE_HASH.slice(id) / slicesPerSegment == n % SEGMENTS) {
 				return id;
 			}
 		}
@@ -197,7 +209,8 @@ final class SharedProjectionRun {
 	}
 
 	static CassandraJournalOptions options(String keyspace) {
-		return CassandraJournalOptions.create().withKeyspace(keyspace).withUseTagIndex(true);
+		return CassandraJournalOptions.create().withKeyspace(keyspace).withUseTagIndex(true)
+			.withTagSliceGroups(SLICE_GROUPS);
 	}
 
 	/**
@@ -325,7 +338,8 @@ final class SharedProjectionRun {
 		this.instanceIds.add(id);
 		Path output = this.work.resolve(id + ".out");
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		Process child = new ProcessBuilder(java, "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
+		Process child = new ProcessBuilder(java, "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+				"-Dshared.slice-groups=" + SLICE_GROUPS, "-cp",
 				System.getProperty("java.class.path"), SharedProjectionMain.class.getName(),
 				this.keyspace.contactPoints().get(0).getHostString(),
 				Integer.toString(this.keyspace.contactPoints().get(0).getPort()), this.keyspace.name(), this.tag, id,
@@ -415,6 +429,31 @@ final class SharedProjectionRun {
 		return model;
 	}
 
+	/**
+	 * With the segment-aware index on: every tag row of the run has its sliced copy (a missing one is an event no
+	 * segment reads); a difference is a violation.
+	 * @return the sliced rows per group, for the summary
+	 */
+	private String slicedRows() {
+		var session = this.keyspace.session();
+		String ks = this.keyspace.name();
+		CassandraJournalOptions options = options(ks);
+		long whole = session.execute(SimpleStatement.newInstance("SELECT count(*) FROM " + ks + "."
+				+ options.tagIndexTable() + " WHERE tag = ?", this.tag)).one().getLong(0);
+		List<Long> perGroup = new ArrayList<>();
+		for (int group = 0; group < SLICE_GROUPS; group++) {
+			perGroup.add(session.execute(SimpleStatement.newInstance("SELECT count(*) FROM " + ks + "."
+					+ options.tagIndexSlicedTable() + " WHERE tag = ? AND slice_group = ?", this.tag, group))
+				.one()
+				.getLong(0));
+		}
+		long sliced = perGroup.stream().mapToLong(Long::longValue).sum();
+		if (sliced != whole) {
+			this.violations.add("sliced tag rows: " + sliced + ", whole-tag rows: " + whole);
+		}
+		return SLICE_GROUPS + " (" + sliced + " sliced tag rows of " + whole + ", per group " + perGroup + ")";
+	}
+
 	private Report report(Appender appender, int kills, Duration stopped, StringBuilder log) throws IOException {
 		List<Save> saves = new ArrayList<>();
 		for (String id : this.instanceIds) {
@@ -426,6 +465,7 @@ final class SharedProjectionRun {
 			}
 		}
 		this.violations.addAll(checkSaves(saves, this.ownerByEpoch));
+		String sliced = (SLICE_GROUPS == 0) ? "off" : slicedRows();
 		Map<String, Long> outcomes = new TreeMap<>(saves.stream().collect(Collectors.groupingBy(Save::outcome,
 				Collectors.counting())));
 		long ownerChanges = 0;
@@ -442,8 +482,8 @@ final class SharedProjectionRun {
 		boolean matches = model.equals(appender.expected());
 		StringBuilder text = new StringBuilder();
 		text.append(String.format("multi-JVM shared projection: %d segments, 3 instances, lease timeout %d s, "
-				+ "%d events appended over %d entities%n", SEGMENTS, LEASE_TIMEOUT.toSeconds(), appender.appended(),
-				ENTITIES));
+				+ "%d events appended over %d entities; tag-slice-groups: %s%n", SEGMENTS, LEASE_TIMEOUT.toSeconds(),
+				appender.appended(), ENTITIES, sliced));
 		text.append(log);
 		text.append(String.format("kills: %d; SIGSTOPped instance's segments taken after %d ms; instances started: %s%n",
 				kills, stopped.toMillis(), this.instanceIds));

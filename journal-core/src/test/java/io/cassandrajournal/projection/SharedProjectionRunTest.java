@@ -55,7 +55,7 @@ class SharedProjectionRunTest {
 		String tag = "multi-jvm-" + System.nanoTime();
 		Map<Integer, Integer> perSegment = new HashMap<>();
 		for (int i = 0; i < SharedProjectionRun.ENTITIES; i++) {
-			int slice = SliceRange.sliceOf(SharedProjectionRun.entity(tag, i));
+			int slice = SharedProjectionRun.SLICE_HASH.slice(SharedProjectionRun.entity(tag, i));
 			perSegment.merge(slice / (SliceRange.SLICES / SharedProjectionRun.SEGMENTS), 1, Integer::sum);
 		}
 		assertThat(perSegment).as(tag).hasSize(SharedProjectionRun.SEGMENTS);

@@ -115,7 +115,7 @@ class SlicedSharedProjectionIT {
 			}
 			Map<String, String> ownerOf = new HashMap<>();
 			for (String id : ids) {
-				SliceRange range = SliceRange.split(SEGMENTS).stream().filter((r) -> r.contains(id)).findFirst()
+				SliceRange range = SliceRange.split(SEGMENTS).stream().filter((r) -> r.contains(query.sliceOf(id))).findFirst()
 					.orElseThrow();
 				ownerOf.put(id, expected.get(range.key()));
 			}

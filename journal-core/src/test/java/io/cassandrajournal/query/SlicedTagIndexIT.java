@@ -151,7 +151,8 @@ class SlicedTagIndexIT {
 		Map<Integer, Integer> perGroup = new HashMap<>();
 		for (TaggedEvent<String> event : drain(this.query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START,
 				NO_WINDOWS))) {
-			perGroup.merge(TagSlices.groupOf(event.event().persistenceId(), GROUPS), 1, Integer::sum);
+			perGroup.merge(TagSlices.groupOf(this.options.sliceHash(), event.event().persistenceId(), GROUPS), 1,
+					Integer::sum);
 		}
 		for (int group = 0; group < GROUPS; group++) {
 			assertThat(groupRows(tag, group)).as("rows of group %d", group).isEqualTo(perGroup.getOrDefault(group, 0));
@@ -163,11 +164,11 @@ class SlicedTagIndexIT {
 		String tag = "deleted-" + System.nanoTime();
 		Map<String, Long> heads = append(tag, tag + "-other");
 		String victim = heads.keySet().iterator().next();
-		int group = TagSlices.groupOf(victim, GROUPS);
+		int group = TagSlices.groupOf(this.options.sliceHash(), victim, GROUPS);
 		int before = groupRows(tag, group);
 		result(this.journal.deleteTo(victim, 2));
 		assertThat(groupRows(tag, group)).isEqualTo(before - 2);
-		int slice = TagSlices.sliceOf(victim);
+		int slice = TagSlices.sliceOf(this.options.sliceHash(), victim);
 		List<String> keys = drain(this.query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, NO_WINDOWS, slice,
 				slice)).stream().map(SlicedTagIndexIT::key).toList();
 		assertThat(keys).contains(victim + "#3").doesNotContain(victim + "#1", victim + "#2");
@@ -181,7 +182,7 @@ class SlicedTagIndexIT {
 		// read of them is at least in-flight-wait (1 s) late, so the feed checks them against the events table.
 		String orphan = tag + "-orphan";
 		long stamp = this.clock.millis() - 2_000;
-		int group = TagSlices.groupOf(orphan, GROUPS);
+		int group = TagSlices.groupOf(this.options.sliceHash(), orphan, GROUPS);
 		String ks = this.keyspace.name();
 		session().execute(SimpleStatement.newInstance("INSERT INTO " + ks + ".events_by_tag (tag, timestamp, "
 				+ "persistence_id, sequence_nr, payload, tags) VALUES (?, ?, ?, 1, '{\"kind\":\"deposited\",\"amount\":1}', ?)",
@@ -189,7 +190,7 @@ class SlicedTagIndexIT {
 		session().execute(SimpleStatement.newInstance("INSERT INTO " + ks + ".events_by_tag_sliced16 (tag, slice_group, "
 				+ "timestamp, persistence_id, sequence_nr, payload, tags) VALUES (?, ?, ?, ?, 1, "
 				+ "'{\"kind\":\"deposited\",\"amount\":1}', ?)", tag, group, stamp, orphan, Set.of(tag)));
-		int slice = TagSlices.sliceOf(orphan);
+		int slice = TagSlices.sliceOf(this.options.sliceHash(), orphan);
 		// A feed started just before the rows (so they are not history it catches up on), over the orphan's slice.
 		LiveTagFeed feed = this.query.liveEventsByTag(TagFilter.tag(tag),
 				new TagOffset(stamp - 1, "", 0), new FeedSettings(Duration.ZERO, Duration.ofSeconds(5), 7), slice, slice);
@@ -251,7 +252,8 @@ class SlicedTagIndexIT {
 		String id = tag + "-entity";
 		result(journal.append(id, 0, List.of(EventToAppend.of(new Deposited(1), tag))));
 		int ttl = session().execute(SimpleStatement.newInstance("SELECT TTL(payload) FROM " + this.keyspace.name()
-				+ ".events_by_tag_sliced16 WHERE tag = ? AND slice_group = ?", tag, TagSlices.groupOf(id, GROUPS)))
+				+ ".events_by_tag_sliced16 WHERE tag = ? AND slice_group = ?", tag,
+				TagSlices.groupOf(this.options.sliceHash(), id, GROUPS)))
 			.one()
 			.getInt(0);
 		assertThat(ttl).isBetween(3000, 3600);
@@ -341,8 +343,8 @@ class SlicedTagIndexIT {
 				+ ".events_by_tag_sliced16 WHERE tag = ? AND slice_group = ?", tag, group)).one().getLong(0);
 	}
 
-	private static boolean inRange(String persistenceId, int from, int to) {
-		int slice = TagSlices.sliceOf(persistenceId);
+	private boolean inRange(String persistenceId, int from, int to) {
+		int slice = TagSlices.sliceOf(this.options.sliceHash(), persistenceId);
 		return slice >= from && slice <= to;
 	}
 

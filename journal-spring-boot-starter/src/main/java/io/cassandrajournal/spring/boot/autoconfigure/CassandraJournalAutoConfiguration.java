@@ -182,6 +182,7 @@ public final class CassandraJournalAutoConfiguration {
 				.withUseTagIndex(p.isUseTagIndex())
 				.withTagBucketing(p.getTagBucketing())
 				.withTagSliceGroups(p.getTagSliceGroups())
+				.withSliceHash(p.getSliceHash())
 				.withConsistency(p.getConsistency())
 				.withLightweightTransactions(p.isLightweightTransactions())
 				.withSerialConsistency(p.getSerialConsistency())

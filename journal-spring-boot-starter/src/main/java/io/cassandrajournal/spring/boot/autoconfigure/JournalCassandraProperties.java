@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.SliceHash;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.entity.EntityRepositories;
 import io.cassandrajournal.projection.CassandraDeadLetterQueue;
@@ -171,6 +172,14 @@ public class JournalCassandraProperties {
 	 * 16 segments). Not combined with tag-bucketing yet.
 	 */
 	private int tagSliceGroups = DEFAULTS.tagSliceGroups();
+
+	/**
+	 * Function that puts a persistenceId in one of the 1024 slices projection segments and the segment-aware tag
+	 * index split entities by: MURMUR3 (murmur3_32 of the UTF-8 bytes, even for sequential ids) or STRING_HASH
+	 * (|String.hashCode % 1024|, the function of keyspaces whose layout was recorded before this property
+	 * existed). Recorded with the layout; an instance with another value is refused.
+	 */
+	private SliceHash sliceHash = DEFAULTS.sliceHash();
 
 	/**
 	 * Consistency level of every read and write, by name (LOCAL_QUORUM) or by the driver's numeric code (6).
@@ -397,6 +406,14 @@ public class JournalCassandraProperties {
 
 	public void setTagBucketing(TagBucketing tagBucketing) {
 		this.tagBucketing = tagBucketing;
+	}
+
+	public SliceHash getSliceHash() {
+		return this.sliceHash;
+	}
+
+	public void setSliceHash(SliceHash sliceHash) {
+		this.sliceHash = sliceHash;
 	}
 
 	public int getTagSliceGroups() {

@@ -21,6 +21,7 @@ import org.springframework.mock.env.MockEnvironment;
 import org.springframework.test.util.ReflectionTestUtils;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.SliceHash;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.entity.EntityRepositories;
 import io.cassandrajournal.inmemory.InMemoryJournal;
@@ -77,6 +78,7 @@ class JournalPropertiesMappingTest {
 		option("auto-create-tables", "false", CassandraJournalOptions::autoCreateTables, false);
 		option("use-tag-index", "true", CassandraJournalOptions::useTagIndex, true);
 		option("tag-bucketing", "hour", CassandraJournalOptions::tagBucketing, TagBucketing.HOUR);
+		option("slice-hash", "string-hash", CassandraJournalOptions::sliceHash, SliceHash.STRING_HASH);
 		option("consistency", "one", CassandraJournalOptions::consistency, DefaultConsistencyLevel.ONE);
 		option("lightweight-transactions", "false", CassandraJournalOptions::lightweightTransactions, false);
 		option("serial-consistency", "local-serial", (o) -> o.serialConsistency().orElseThrow(),

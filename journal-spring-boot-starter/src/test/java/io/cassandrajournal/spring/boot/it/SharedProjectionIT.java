@@ -35,6 +35,7 @@ import tools.jackson.databind.json.JsonMapper;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.PersistentEvent;
+import io.cassandrajournal.spring.boot.autoconfigure.JournalCassandraProperties;
 import io.cassandrajournal.spring.boot.autoconfigure.JournalSession;
 import io.cassandrajournal.spring.boot.projection.ProjectionHandler;
 import io.cassandrajournal.spring.boot.projection.TestEvents;
@@ -176,9 +177,9 @@ class SharedProjectionIT {
 		return ids;
 	}
 
-	/** @return the range of 4 segments an id falls in: its slice is |hashCode % 1024| */
+	/** @return the range of 4 segments an id falls in: its slice by the default slice-hash */
 	private static String range(String persistenceId) {
-		int from = (Math.abs(persistenceId.hashCode() % 1024) / 256) * 256;
+		int from = (new JournalCassandraProperties().getSliceHash().slice(persistenceId) / 256) * 256;
 		return from + "-" + (from + 255);
 	}
 
