@@ -91,6 +91,32 @@ class ReleaseRuleIT {
 		assertThat(result(journal.highestSequenceNr(late))).as("kept at 2.5 s").isEqualTo(2);
 	}
 
+	/**
+	 * Finding 21, item 6: a release can still run on the server after the writer gave up on it, for up to
+	 * {@code claim-settle-time} after the attempt the server got; and the driver sends even a non-idempotent release
+	 * again after an unavailable or a read timeout (as it does a claim, finding 20), up to {@code request-timeout}
+	 * after it was first handed over. The last attempt can thus apply request-timeout plus claim-settle-time after the
+	 * release was sent, not the longer of the two. With a 3 s wait (deadline 2.97 s), a 1 s request timeout and a 1 s
+	 * settle time, a write failing at 1.2 s (its retries at once) must keep the claim: 1.2 s + 2 s passes the deadline.
+	 * Under the longer-of rule (1.2 s + 1 s) the release was sent.
+	 */
+	@Test
+	void aReleaseIsNotSentWhenADriverResendCouldApplyItPastTheDeadline() {
+		CassandraJournalOptions releasing = this.options.withInFlightWait(Duration.ofSeconds(3))
+			.withRequestTimeout(Duration.ofSeconds(1))
+			.withClaimSettleTime(Duration.ofSeconds(1));
+		FaultInjectingSession faults = new FaultInjectingSession(session());
+		CassandraJournal journal = CassandraJournal.create(faults.session(), releasing, new JacksonEventSerializer());
+		String id = "account-" + UUID.randomUUID();
+		result(journal.append(id, 0, deposit(1)));
+		failBatchAfter(faults, Duration.ofMillis(1200));
+		assertThatExceptionOfType(JournalWriteUncertainException.class)
+			.isThrownBy(() -> result(journal.append(id, 1, deposit(2))))
+			.satisfies((ex) -> assertThat(ex.firstSequenceNr()).isEqualTo(2));
+		faults.heal();
+		assertThat(result(journal.highestSequenceNr(id))).as("kept at 1.2 s").isEqualTo(2);
+	}
+
 	/** The logged batch's first attempt fails {@code after} it is sent; its retries fail at once. */
 	private static void failBatchAfter(FaultInjectingSession faults, Duration after) {
 		faults.failBeforeSendingAfter((s) -> s instanceof BatchStatement, 1, after);
