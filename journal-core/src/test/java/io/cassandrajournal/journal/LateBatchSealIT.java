@@ -355,7 +355,7 @@ class LateBatchSealIT {
 	/**
 	 * Finding 21, item 1: a claim release whose proposal a quorum accepted and whose commit timed out is completed by
 	 * the next Paxos round on the row, at any later time. The append of 2 claims it, its batch fails before sending
-	 * and its release (sent in time: a 3 s wait, a 1 s request timeout) is accepted but not committed, so the writer
+	 * and its release (sent in time: a 4 s wait, a 1 s request timeout and settle time) is accepted but not committed, so the writer
 	 * reports the claim kept. A replay reads the head without a serial read (still 2) and, once the wait has passed,
 	 * meets 2 missing at the end. The next claim (expected 2) completes the release, conflicts, and the retry with
 	 * the head it learned (1) claims 2 again and is acknowledged: no replay may have stepped over that number as a
@@ -363,7 +363,7 @@ class LateBatchSealIT {
 	 */
 	@Test
 	void aReleaseCompletedByALaterPaxosRoundIsNotSteppedOverUnderTheNextClaim() {
-		releaseCompletedLaterIsNotSteppedOver(releasing(this.options, Duration.ofSeconds(3)));
+		releaseCompletedLaterIsNotSteppedOver(releasing(this.options, Duration.ofSeconds(4)));
 	}
 
 	/**
@@ -381,12 +381,12 @@ class LateBatchSealIT {
 	@Test
 	void withSealsOffAReleaseCompletedLaterIsNotSteppedOverUnderTheNextClaim() {
 		releaseCompletedLaterIsNotSteppedOver(
-				releasing(this.options, Duration.ofSeconds(3)).withConsistency(DefaultConsistencyLevel.ONE));
+				releasing(this.options, Duration.ofSeconds(4)).withConsistency(DefaultConsistencyLevel.ONE));
 	}
 
 	/**
 	 * 1 appended; the append of 2 fails with its release accepted without commit; a replay (which may wait for 2 up
-	 * to the 3 s wait: 10 s is ample) must complete the release by its serial read and not step over 2; the next claim
+	 * to the 4 s wait: 10 s is ample) must complete the release by its serial read and not step over 2; the next claim
 	 * conflicts, and 2 is claimed again and acknowledged.
 	 */
 	private void releaseCompletedLaterIsNotSteppedOver(CassandraJournalOptions options) {

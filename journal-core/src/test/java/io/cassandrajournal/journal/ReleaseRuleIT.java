@@ -27,8 +27,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The tests finding 21 of docs/reliability.md names as missing for the writer's rules around the seal: the release
- * rule's boundary (finding 15, item 5: a release is sent only while now plus the request timeout is before the
- * writer's deadline) and the order of the deadline's start and the claim's time stamp (item 3: the deadline starts
+ * rule's boundary (finding 15, item 5, and finding 21, item 6: a release is sent only while now plus the request
+ * timeout plus the claim settle time is before the writer's deadline) and the order of the deadline's start and the claim's time stamp (item 3: the deadline starts
  * first, so a pause between the two counts against the writer, never in its favour).
  */
 @CassandraTest
@@ -47,15 +47,16 @@ class ReleaseRuleIT {
 	}
 
 	/**
-	 * With a 3 s wait (deadline 2.97 s) and a 1 s request timeout a release may be sent until about 1.97 s after the
-	 * append started. The events batch fails before reaching a replica 0.1 s after it was sent (its retries at once):
-	 * the release is sent and applies, the append fails plainly and the same append can be retried. Failing at
-	 * 2.5 s, the release could apply after the deadline: not sent, the claim kept, the append reported uncertain.
+	 * With a 4 s wait (deadline 3.96 s), a 1 s request timeout and a 1 s settle time a release may be sent until about
+	 * 1.96 s after the append started. The events batch fails before reaching a replica 0.1 s after it was sent (its
+	 * retries at once): the release is sent and applies, the append fails plainly and the same append can be retried.
+	 * Failing at 2.5 s, the release could apply after the deadline: not sent, the claim kept, the append reported
+	 * uncertain.
 	 */
 	@Test
 	void aWriteFailingEarlyReleasesTheClaimAndOneFailingLateKeepsIt() {
 		FaultInjectingSession faults = new FaultInjectingSession(this.fixture.session());
-		CassandraJournal journal = journal(faults.session(), releasing(this.fixture.options(), Duration.ofSeconds(3)));
+		CassandraJournal journal = journal(faults.session(), releasing(this.fixture.options(), Duration.ofSeconds(4)));
 
 		String early = newId();
 		result(journal.append(early, 0, deposit(1)));
@@ -81,22 +82,22 @@ class ReleaseRuleIT {
 	 * {@code claim-settle-time} after the attempt the server got; and the driver sends even a non-idempotent release
 	 * again after an unavailable or a read timeout (as it does a claim, finding 20), up to {@code request-timeout}
 	 * after it was first handed over. The last attempt can thus apply request-timeout plus claim-settle-time after the
-	 * release was sent, not the longer of the two. With a 3 s wait (deadline 2.97 s), a 1 s request timeout and a 1 s
-	 * settle time, a write failing at 1.2 s (its retries at once) must keep the claim: 1.2 s + 2 s passes the deadline.
-	 * Under the longer-of rule (1.2 s + 1 s) the release was sent.
+	 * release was sent, not the longer of the two. With a 4 s wait (deadline 3.96 s), a 1 s request timeout and a 1 s
+	 * settle time, a write failing at 2.2 s (its retries at once) must keep the claim: 2.2 s + 2 s passes the deadline.
+	 * Under the longer-of rule (2.2 s + 1 s) the release was sent.
 	 */
 	@Test
 	void aReleaseIsNotSentWhenADriverResendCouldApplyItPastTheDeadline() {
 		FaultInjectingSession faults = new FaultInjectingSession(this.fixture.session());
-		CassandraJournal journal = journal(faults.session(), releasing(this.fixture.options(), Duration.ofSeconds(3)));
+		CassandraJournal journal = journal(faults.session(), releasing(this.fixture.options(), Duration.ofSeconds(4)));
 		String id = newId();
 		result(journal.append(id, 0, deposit(1)));
-		failBatchAfter(faults, Duration.ofMillis(1200));
+		failBatchAfter(faults, Duration.ofMillis(2200));
 		assertThatExceptionOfType(JournalWriteUncertainException.class)
 			.isThrownBy(() -> result(journal.append(id, 1, deposit(2))))
 			.satisfies((ex) -> assertThat(ex.firstSequenceNr()).isEqualTo(2));
 		faults.heal();
-		assertThat(result(journal.highestSequenceNr(id))).as("kept at 1.2 s").isEqualTo(2);
+		assertThat(result(journal.highestSequenceNr(id))).as("kept at 2.2 s").isEqualTo(2);
 	}
 
 	/** The logged batch's first attempt fails {@code after} it is sent; its retries fail at once. */
