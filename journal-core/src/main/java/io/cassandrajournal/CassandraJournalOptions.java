@@ -479,7 +479,7 @@ public final class CassandraJournalOptions {
 	 * coordinator (a lost connection, a client-side timeout) is resolved by a serial read of the head only once this
 	 * has passed since it was sent (from the failure, when the driver sent it more than once), so a round still
 	 * running cannot apply after the read; a server-side timeout is resolved at once. A failed append releases its
-	 * claim only while a release sent now could not apply, within the longer of this and the request timeout, after
+	 * claim only while a release sent now could not apply, within the request timeout plus this, after
 	 * the writer's deadline. Raise it with the cluster's timeouts; zero reads at once (a claim still running may then
 	 * apply after its append was reported as not applied, leaving a gap); otherwise between 1 s and 1 min
 	 * @return new options

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionStage;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Statement;
+import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.CassandraJournalOptions;
 
@@ -29,7 +30,8 @@ import io.cassandrajournal.CassandraJournalOptions;
  * append's tag rows with the same write time shadows them too.
  * <p>
  * It also remembers the ranges it sealed ({@link #sealedBefore}, a bounded memo of {@value #MEMO_SIZE} per seal, with
- * the write time of each), so that a reader meeting the same gap again need not write it again.
+ * the write time of each), so that a reader meeting the same gap again need not write it again; callers that never
+ * ask take a seal {@linkplain #withoutMemo without that memo}.
  */
 public final class Seal {
 
@@ -44,14 +46,10 @@ public final class Seal {
 
 	/**
 	 * Ranges this seal wrote, least recently met first, with the write time (microseconds) they were sealed with.
-	 * Only a written seal is remembered. Bounded: a forgotten range is sealed again, which is harmless.
+	 * Only a written seal is remembered. Bounded: a forgotten range is sealed again, which is harmless. Null for a
+	 * seal {@link #withoutMemo}.
 	 */
-	private final Map<Range, Long> sealed = Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
-		@Override
-		protected boolean removeEldestEntry(Map.Entry<Range, Long> eldest) {
-			return size() > MEMO_SIZE;
-		}
-	});
+	private final @Nullable Map<Range, Long> sealed;
 
 	private record Range(String persistenceId, long from, long to) {
 	}
@@ -62,11 +60,33 @@ public final class Seal {
 	 * @param options the journal's options
 	 */
 	public Seal(CqlSession session, CassandraJournalOptions options) {
+		this(session, options, true);
+	}
+
+	private Seal(CqlSession session, CassandraJournalOptions options, boolean remember) {
 		this.session = session;
 		this.options = options;
+		this.sealed = remember ? Collections.synchronizedMap(new LinkedHashMap<>(16, 0.75f, true) {
+			@Override
+			protected boolean removeEldestEntry(Map.Entry<Range, Long> eldest) {
+				return size() > MEMO_SIZE;
+			}
+		}) : null;
 		this.delete = new JournalStatements.Statements(session, options).write("DELETE FROM "
 				+ options.requireKeyspace() + "." + options.eventsTable() + " USING TIMESTAMP ? WHERE persistence_id = ? "
 				+ "AND partition_nr = ? AND sequence_nr >= ? AND sequence_nr <= ?");
+	}
+
+	/**
+	 * A seal that remembers nothing ({@link #sealedBefore} is always false): for callers that never ask it, the
+	 * writer's settle of its uncertain appends and the live tag feed's check of late rows, which would otherwise each
+	 * keep up to {@value #MEMO_SIZE} ranges for nothing. Prepares its statement as the constructor does.
+	 * @param session the journal's session
+	 * @param options the journal's options
+	 * @return the seal
+	 */
+	public static Seal withoutMemo(CqlSession session, CassandraJournalOptions options) {
+		return new Seal(session, options, false);
 	}
 
 	/**
@@ -98,10 +118,15 @@ public final class Seal {
 	 * @param to the last sealed number
 	 * @param claimedAt no earlier than their claim
 	 * @return whether this seal wrote exactly that range before with a write time of at least {@link #floor}: then it
-	 * need not be written again (the same numbers claimed again later need a new seal; review 2 of finding 15, item 2)
+	 * need not be written again (the same numbers claimed again later need a new seal; review 2 of finding 15, item 2);
+	 * always false {@link #withoutMemo}
 	 */
 	public boolean sealedBefore(String persistenceId, long from, long to, long claimedAt) {
-		Long writeTime = this.sealed.get(new Range(persistenceId, from, to));
+		Map<Range, Long> memo = this.sealed;
+		if (memo == null) {
+			return false;
+		}
+		Long writeTime = memo.get(new Range(persistenceId, from, to));
 		return writeTime != null && writeTime >= floor(claimedAt);
 	}
 
@@ -111,7 +136,8 @@ public final class Seal {
 	 * @param from the first number to seal
 	 * @param to the last number to seal
 	 * @param writeTime the seal's write time, from {@link #writeTime}
-	 * @return completes when every partition's deletion is written (then the range is remembered); fails if one fails
+	 * @return completes when every partition's deletion is written (then the range is remembered, but
+	 * {@link #withoutMemo}); fails if one fails
 	 */
 	public CompletionStage<Void> write(String persistenceId, long from, long to, long writeTime) {
 		long partitionSize = this.options.partitionSize();
@@ -122,8 +148,9 @@ public final class Seal {
 			deletes.add(this.session.executeAsync(this.delete.bind(writeTime, persistenceId, partition, first, last))
 				.toCompletableFuture());
 		}
-		return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new))
-			.thenRun(() -> this.sealed.put(new Range(persistenceId, from, to), writeTime));
+		Map<Range, Long> memo = this.sealed;
+		CompletableFuture<Void> written = CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new));
+		return (memo == null) ? written : written.thenRun(() -> memo.put(new Range(persistenceId, from, to), writeTime));
 	}
 
 }

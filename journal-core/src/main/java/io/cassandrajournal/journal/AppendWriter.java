@@ -88,7 +88,7 @@ final class AppendWriter {
 				: null;
 		if (options.lightweightTransactions() && !options.inFlightWait().isZero()
 				&& releaseBoundNanos(options) >= deadlineNanos(options.inFlightWait())) {
-			logger.warn("in-flight-wait ({}) is not above the longer of request-timeout ({}) and claim-settle-time ({}): "
+			logger.warn("in-flight-wait ({}) is not above request-timeout ({}) plus claim-settle-time ({}): "
 					+ "an append whose writes fail after its claim never releases the claim (a release could apply after "
 					+ "readers may seal its numbers), so every such failure is reported as JournalWriteUncertainException "
 					+ "and leaves a gap; keep in-flight-wait well above both", options.inFlightWait(),
@@ -157,9 +157,10 @@ final class AppendWriter {
 					return CompletableFuture.failedFuture(uncertain(persistenceId, expected + 1, last, failure));
 				}
 				if (releaseMayApplyPastDeadline(started)) {
-					// A reader may be sealing these numbers by the time a release applies (its Paxos round may run up
-					// to the request timeout, or up to claim-settle-time when its connection fails): released, they
-					// would be reused under its seal (finding 15, item 5; finding 20).
+					// A reader may be sealing these numbers by the time a release applies (the driver may send it again
+					// up to the request timeout, and its coordinator may run the last attempt up to claim-settle-time
+					// after that): released, they would be reused under its seal (finding 15, item 5; finding 21,
+					// item 6).
 					return CompletableFuture.failedFuture(JournalWriteUncertainException.unreleasedClaim(persistenceId,
 							expected + 1, last, Errors.unwrap(failure)));
 				}
@@ -188,11 +189,11 @@ final class AppendWriter {
 	}
 
 	/**
-	 * Whether a claim release sent now could still apply after the writer's deadline: its Paxos round may take up to
-	 * the request timeout, and, when its connection fails, its coordinator may still run it until
-	 * {@code claim-settle-time} after it was sent (finding 20); a reader may seal the numbers from the deadline on
-	 * (finding 15, item 5). Such a release is not sent; the claim is kept. None with an in-flight wait of zero
-	 * (readers then never seal).
+	 * Whether a claim release sent now could still apply after the writer's deadline: its coordinator may run it until
+	 * {@code claim-settle-time} after it was sent when no answer comes (finding 20), and the driver sends even a
+	 * non-idempotent release again after an unavailable or a read timeout, up to the request timeout after it was
+	 * handed over (finding 21, item 6); a reader may seal the numbers from the deadline on (finding 15, item 5). Such a
+	 * release is not sent; the claim is kept. None with an in-flight wait of zero (readers then never seal).
 	 * @param started {@link System#nanoTime} just before the claim's time stamp was taken
 	 * @return whether now plus {@link #releaseBoundNanos} passes {@link #deadlineNanos} after it
 	 */
@@ -203,11 +204,13 @@ final class AppendWriter {
 
 	/**
 	 * @param options the journal's options
-	 * @return how long after it was sent a release may still apply: the longer of the request timeout (an answer
-	 * that came) and the claim settle time (a coordinator still running it after the connection failed)
+	 * @return how long after it was sent a release may still apply: the request timeout (the driver's last attempt
+	 * of it is sent before then; the longest an answer takes) plus the claim settle time (a coordinator still running
+	 * that attempt after its connection failed or the driver gave up). The longer of the two, as before finding 21's
+	 * item 6, held only for a release sent once.
 	 */
 	static long releaseBoundNanos(CassandraJournalOptions options) {
-		return Math.max(options.requestTimeout().toNanos(), options.claimSettleTime().toNanos());
+		return options.requestTimeout().toNanos() + options.claimSettleTime().toNanos();
 	}
 
 	/**

@@ -49,8 +49,9 @@ import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
  * A gap at the end of the range below a head that moved on is judged and sealed by the first visible event above
  * it, as a gap in the middle is, not by the head's claim time, which a busy writer renews every round. With
  * an {@code in-flight-wait} of zero nothing waits and nothing
- * is sealed (the behaviour of plain replays). A gap this journal sealed before is stepped over without writing its
- * seal again (the seal's bounded memo, {@link Seal#sealedBefore}).
+ * is sealed (the behaviour of plain replays). With seals off (that, or {@link SealConditions} unsafe) a gap at the end
+ * is still stepped over only after the serial read of the head, unsealed (finding 21, item 7). A gap this journal
+ * sealed before is stepped over without writing its seal again (the seal's bounded memo, {@link Seal#sealedBefore}).
  * <p>
  * <b>A deleted range is not a hole</b> (docs/reliability.md, finding 19): at the first missing number it meets, a
  * replay reads the entity's {@linkplain DeletionMarks deletion mark} (once per replay; a replay without a missing
@@ -213,8 +214,7 @@ final class ContiguousReplay {
 			CompletionStage<Long> above = (this.head <= this.upper) ? CompletableFuture.completedFuture(Long.MAX_VALUE)
 					: ContiguousReplay.this.reader.firstStampAbove(this.persistenceId, this.upper, this.head);
 			return above.thenCompose((stamp) -> {
-				boolean stopped = !settle(this.upper, Math.min(headClaimedAt, stamp));
-				this.sealAtEnd = this.toSeal != null && stamp == Long.MAX_VALUE;
+				boolean stopped = !settle(this.upper, Math.min(headClaimedAt, stamp), stamp == Long.MAX_VALUE);
 				return decided(stopped);
 			});
 		}
@@ -347,33 +347,45 @@ final class ContiguousReplay {
 			return true;
 		}
 
+		/** {@link #settle(long, long, boolean)} of a gap in the middle (a visible event above it). */
+		private boolean settle(long to, long claimedAt) {
+			return settle(to, claimedAt, false);
+		}
+
 		/**
-		 * Decides on the missing numbers {@link #next}..{@code to}: still in flight, stepped over at once (an
-		 * in-flight wait of zero: nothing is sealed), or to be sealed ({@link #toSeal}, all of them or those up to
-		 * the head known when the hole was first met).
+		 * Decides on the missing numbers {@link #next}..{@code to}: still in flight, stepped over at once (seals off:
+		 * an in-flight wait of zero or {@link SealConditions} unsafe; nothing is sealed), or to be sealed
+		 * ({@link #toSeal}, all of them or those up to the head known when the hole was first met). With seals off, a
+		 * gap that is the head's own claim is not stepped over at once when claims are lightweight transactions:
+		 * {@link #sealAndStepOver} steps over it, unsealed, after the serial read of the head (finding 21, item 7).
 		 * @param claimedAt no earlier than their claim: the next visible event's time stamp, or the head's
+		 * @param headsClaim whether the numbers are the head's own claim (at the end, no visible event above)
 		 * @return false while they are in flight
 		 */
-		private boolean settle(long to, long claimedAt) {
+		private boolean settle(long to, long claimedAt, boolean headsClaim) {
 			long settled = this.holes.settledUpTo(this.next, claimedAt, this.head, this.readStart);
 			if (settled < this.next) {
 				return false;
 			}
 			if (ContiguousReplay.this.seal == null) {
-				// An in-flight wait of zero: stepped over at once, unsealed (settled covers the head, so all of it).
+				// Seals off: stepped over unsealed, all of it (settled covers the head after the wait).
 				if (settled < to) {
 					return false;
 				}
-				stepOver(to, false);
-				return true;
+				if (!headsClaim || !ContiguousReplay.this.reader.claimsArePaxosRounds()) {
+					stepOver(to, false);
+					return true;
+				}
 			}
 			this.toSeal = new SequenceRange(this.next, Math.min(to, settled));
 			this.sealClaimedAt = claimedAt;
+			this.sealAtEnd = headsClaim;
 			return true;
 		}
 
 		/**
-		 * Writes the seal of {@link #toSeal} ({@link Seal#write}), then steps over it. A gap at the end is sealed only
+		 * Writes the seal of {@link #toSeal} ({@link Seal#write}), then steps over it (with seals off: steps over it
+		 * unsealed, a gap at the end after the same serial read; finding 21, item 7). A gap at the end is sealed only
 		 * if a serial read of the head still shows the claim this round judged (the same head, the same claim time):
 		 * the claim's release may have been accepted by a quorum with its commit timed out, and the next Paxos round
 		 * on the row (a serial read, or the next claim) completes it; the numbers are then claimed again by the next
@@ -388,10 +400,10 @@ final class ContiguousReplay {
 			this.toSeal = null;
 			this.sealAtEnd = false;
 			Seal seal = ContiguousReplay.this.seal;
-			if (gap == null || seal == null) {
+			if (gap == null) {
 				return CompletableFuture.completedFuture(true);
 			}
-			if (seal.sealedBefore(this.persistenceId, gap.from(), gap.to(), this.sealClaimedAt)) {
+			if (seal != null && seal.sealedBefore(this.persistenceId, gap.from(), gap.to(), this.sealClaimedAt)) {
 				// Sealed by this journal for the same claim, after a serial read if it was at the end then.
 				stepOver(gap.to(), true);
 				return CompletableFuture.completedFuture(true);
@@ -411,7 +423,12 @@ final class ContiguousReplay {
 			});
 		}
 
-		private CompletionStage<Boolean> seal(Seal seal, SequenceRange gap) {
+		/** @param seal null with seals off: the gap is stepped over unsealed */
+		private CompletionStage<Boolean> seal(@Nullable Seal seal, SequenceRange gap) {
+			if (seal == null) {
+				stepOver(gap.to(), false);
+				return CompletableFuture.completedFuture(true);
+			}
 			return seal.write(this.persistenceId, gap.from(), gap.to(), seal.writeTime(this.sealClaimedAt))
 				.thenApply((written) -> {
 					stepOver(gap.to(), true);

@@ -98,7 +98,9 @@ final class HoleWait {
 	 * The wait ends by either bound: by the claim's time stamp ({@code claimedAt} bounds every number below the
 	 * visible event or head it comes from), or by the local bound, which covers only the numbers up to the head
 	 * known when this call first met the hole (claimed before it was met); numbers above it are a new hole. A later
-	 * claim time for the same hole (its number released and claimed again) restarts the local bound from now.
+	 * claim time for the same hole (its number released and claimed again) restarts the local bound from now. The
+	 * bound starts when the hole is met, after the read's start, which errs on the long side by the read's time; with
+	 * an in-flight wait of zero nothing is in flight at all.
 	 * @param missing the first missing sequence number
 	 * @param claimedAt no earlier than its claim (epoch millis of the claiming writer's clock): the time stamp of
 	 * the next visible event above it, or the head's {@code updated_at}
@@ -108,6 +110,11 @@ final class HoleWait {
 	 * is still in flight (wait and read again)
 	 */
 	long settledUpTo(long missing, long claimedAt, long head, ReadStart readStart) {
+		if (this.options.inFlightWait().isZero()) {
+			// Nothing waits (finding 21, item 4): also not for a claim stamped ahead of this clock or a head without
+			// updated_at, whose local bound of zero, counted from a meeting after this read's start, had not passed.
+			return Long.MAX_VALUE;
+		}
 		if (missing != this.holeFrom || claimedAt > this.holeClaimedAt) {
 			// A later claim time for the same hole: claimed again after the hole was met (released by one writer,
 			// claimed by another); the local bound, counted from the first meeting, would let the new claim be sealed

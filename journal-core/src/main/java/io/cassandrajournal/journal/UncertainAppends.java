@@ -59,7 +59,7 @@ final class UncertainAppends {
 		this.options = options;
 		this.statements = statements;
 		this.tagRows = new TagIndexDeletes(session, options);
-		this.seal = new Seal(session, options);
+		this.seal = Seal.withoutMemo(session, options);
 	}
 
 	/**

@@ -67,7 +67,7 @@ final class LateTagRows {
 		this.event = statements.read("SELECT sequence_nr FROM " + ks + "." + options.eventsTable()
 				+ " WHERE persistence_id = ? AND partition_nr = ? AND sequence_nr = ?");
 		// The seal a replay writes over a crash gap (ContiguousReplay), for one number.
-		this.seal = new Seal(session, options);
+		this.seal = Seal.withoutMemo(session, options);
 		this.deleteTagRow = (options.tagBucketing() == TagBucketing.NONE)
 				? statements.write("DELETE FROM " + ks + "." + options.tagIndexTable()
 						+ " USING TIMESTAMP ? WHERE tag = ? AND timestamp = ? AND persistence_id = ? AND sequence_nr = ?")

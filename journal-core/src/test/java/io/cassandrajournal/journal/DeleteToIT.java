@@ -5,7 +5,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -28,17 +27,22 @@ import io.cassandrajournal.query.TagFilter;
 import io.cassandrajournal.query.TagOffset;
 import io.cassandrajournal.query.TaggedEvent;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
-import io.cassandrajournal.testing.AccountEvent;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testing.AccountEvent.Opened;
 import io.cassandrajournal.testing.CountingSession;
 import io.cassandrajournal.testing.FaultInjectingSession;
+import io.cassandrajournal.testing.JournalFixture;
 import io.cassandrajournal.testing.LateBatches;
 import io.cassandrajournal.testing.SettableClock;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
 
 import static io.cassandrajournal.testing.Await.result;
+import static io.cassandrajournal.testing.JournalFixture.deposits;
+import static io.cassandrajournal.testing.JournalFixture.journal;
+import static io.cassandrajournal.testing.JournalFixture.newId;
+import static io.cassandrajournal.testing.JournalFixture.releasing;
+import static io.cassandrajournal.testing.JournalFixture.replayed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
@@ -51,44 +55,24 @@ import static org.awaitility.Awaitility.await;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DeleteToIT {
 
-	private TestKeyspace keyspace;
+	private JournalFixture fixture;
 
 	private CassandraJournalOptions options;
 
 	@BeforeAll
 	void createTables(TestKeyspace keyspace) {
-		this.keyspace = keyspace;
-		this.options = CassandraJournalOptions.create().withKeyspace(keyspace.name()).withUseTagIndex(true);
-		CassandraJournal.create(session(), this.options, new JacksonEventSerializer());
+		this.fixture = new JournalFixture(keyspace);
+		this.options = this.fixture.options();
 	}
 
 	private CqlSession session() {
-		return this.keyspace.session();
-	}
-
-	private static String newId() {
-		return "account-" + UUID.randomUUID();
-	}
-
-	private static List<EventToAppend> deposits(int count, String... tags) {
-		List<EventToAppend> events = new ArrayList<>();
-		for (int i = 1; i <= count; i++) {
-			events.add(EventToAppend.of(new Deposited(i), tags));
-		}
-		return events;
-	}
-
-	private static List<Long> replayed(Journal journal, String id) {
-		List<Long> seen = new ArrayList<>();
-		result(journal.replay(id, 1, Long.MAX_VALUE, AccountEvent.class, (e) -> seen.add(e.sequenceNr())));
-		return seen;
+		return this.fixture.session();
 	}
 
 	@Test
 	void deleteToLongMaxValueIssuesRequestsOnlyUpToTheStoredHead() {
 		CountingSession counting = new CountingSession(session());
-		CassandraJournal journal = CassandraJournal.create(counting.session(), this.options.withPartitionSize(3),
-				new JacksonEventSerializer());
+		CassandraJournal journal = journal(counting.session(), this.options.withPartitionSize(3));
 		String id = newId();
 		result(journal.append(id, 0, deposits(10, "delete-bound")));
 		counting.takeCount();
@@ -118,7 +102,7 @@ class DeleteToIT {
 	@EnumSource(value = TagBucketing.class, names = { "NONE", "MINUTE" })
 	void deletedEventsAreGoneFromTagQueriesAndLiveFeeds(TagBucketing bucketing) {
 		CassandraJournalOptions layout = this.options.withTagBucketing(bucketing).withPartitionSize(3);
-		CassandraJournal journal = CassandraJournal.create(session(), layout, new JacksonEventSerializer());
+		CassandraJournal journal = journal(session(), layout);
 		CassandraReadJournal query = CassandraReadJournal.create(journal, session(), layout, new JacksonEventSerializer());
 		String tag = "deleted-" + System.nanoTime();
 		String other = tag + "-other";
@@ -177,14 +161,15 @@ class DeleteToIT {
 	@Test
 	void aDeleteThatFailsBeforeTheEventsLeavesThemReplayableAndARetryFinishesIt() {
 		FaultInjectingSession faults = new FaultInjectingSession(session());
-		CassandraJournal faulty = CassandraJournal.create(faults.session(), this.options, new JacksonEventSerializer());
+		CassandraJournal faulty = journal(faults.session(), this.options);
 		CassandraReadJournal query = CassandraReadJournal.create(faulty, session(), this.options,
 				new JacksonEventSerializer());
 		String tag = "retried-" + System.nanoTime();
 		String id = newId();
 		result(faulty.append(id, 0, deposits(4, tag)));
 
-		faults.failStatementsStartingWith("DELETE FROM " + this.keyspace.name() + "." + this.options.eventsTable() + " ");
+		faults.failStatementsStartingWith(
+				"DELETE FROM " + this.fixture.keyspaceName() + "." + this.options.eventsTable() + " ");
 		assertThatExceptionOfType(JournalUnavailableException.class).isThrownBy(() -> result(faulty.deleteTo(id, 3)))
 			.withMessageContaining(id);
 		faults.heal();
@@ -206,8 +191,7 @@ class DeleteToIT {
 	void aGapAtTheVeryStartIsReportedUntilItIsDeleted() {
 		FaultInjectingSession faults = new FaultInjectingSession(session());
 		// A crash gap claimed just now: deleteTo waits for it up to in-flight-wait, which this test does not need.
-		CassandraJournal faulty = CassandraJournal.create(faults.session(), this.options.withInFlightWait(Duration.ZERO),
-				new JacksonEventSerializer());
+		CassandraJournal faulty = journal(faults.session(), this.options.withInFlightWait(Duration.ZERO));
 		String id = newId();
 		faults.failEverythingButTheClaim();
 		assertThatExceptionOfType(JournalUnavailableException.class)
@@ -233,14 +217,10 @@ class DeleteToIT {
 	@Test
 	void aGapAfterADeletedRangeIsStillReported() {
 		FaultInjectingSession faults = new FaultInjectingSession(session());
-		CassandraJournal faulty = CassandraJournal.create(faults.session(), this.options.withPartitionSize(2),
-				new JacksonEventSerializer());
+		CassandraJournal faulty = journal(faults.session(), this.options.withPartitionSize(2));
 		String id = newId();
 		result(faulty.append(id, 0, deposits(3)));
-		faults.failEverythingButTheClaim();
-		assertThatExceptionOfType(JournalUnavailableException.class)
-			.isThrownBy(() -> result(faulty.append(id, 3, deposits(2))));
-		faults.heal();
+		LateBatches.appendDyingAfterItsClaim(faulty, faults, id, 3, deposits(2));
 		result(faulty.append(id, 5, deposits(1)));
 		result(faulty.deleteTo(id, 2));
 
@@ -261,8 +241,8 @@ class DeleteToIT {
 	void aDeleteToRacingAnAppendStillInFlightBelowItDeletesThatAppendEverywhere(TagBucketing bucketing) {
 		CassandraJournalOptions layout = this.options.withTagBucketing(bucketing);
 		FaultInjectingSession slow = new FaultInjectingSession(session());
-		CassandraJournal a = CassandraJournal.create(slow.session(), layout, new JacksonEventSerializer());
-		CassandraJournal b = CassandraJournal.create(session(), layout, new JacksonEventSerializer());
+		CassandraJournal a = journal(slow.session(), layout);
+		CassandraJournal b = journal(session(), layout);
 		CassandraReadJournal query = CassandraReadJournal.create(b, session(), layout, new JacksonEventSerializer());
 		String tag = "racing-" + System.nanoTime();
 		String id = newId();
@@ -296,8 +276,8 @@ class DeleteToIT {
 	void anAppendLandingLaterThanTheInFlightWaitIsShadowedInEventsAndLeavesItsTagRows() {
 		CassandraJournalOptions shortWait = this.options.withInFlightWait(Duration.ofSeconds(1));
 		FaultInjectingSession slow = new FaultInjectingSession(session());
-		CassandraJournal a = CassandraJournal.create(slow.session(), shortWait, new JacksonEventSerializer());
-		CassandraJournal b = CassandraJournal.create(session(), shortWait, new JacksonEventSerializer());
+		CassandraJournal a = journal(slow.session(), shortWait);
+		CassandraJournal b = journal(session(), shortWait);
 		CassandraReadJournal query = CassandraReadJournal.create(b, session(), shortWait, new JacksonEventSerializer());
 		String tag = "too-late-" + System.nanoTime();
 		String id = newId();
@@ -324,14 +304,10 @@ class DeleteToIT {
 		// The clock stands still after the jump: a delete that waited for the gap would never finish.
 		SettableClock clock = new SettableClock(Instant.now());
 		FaultInjectingSession faults = new FaultInjectingSession(session());
-		CassandraJournal journal = CassandraJournal.create(faults.session(), this.options.withClock(clock),
-				new JacksonEventSerializer());
+		CassandraJournal journal = journal(faults.session(), this.options.withClock(clock));
 		String id = newId();
 		result(journal.append(id, 0, deposits(2, "old-gap")));
-		faults.failEverythingButTheClaim();
-		assertThatExceptionOfType(JournalUnavailableException.class)
-			.isThrownBy(() -> result(journal.append(id, 2, deposits(2, "old-gap"))));
-		faults.heal();
+		LateBatches.appendDyingAfterItsClaim(journal, faults, id, 2, deposits(2, "old-gap"));
 		result(journal.append(id, 4, deposits(2, "old-gap")));
 		clock.advance(this.options.inFlightWait().plusSeconds(1));
 
@@ -352,9 +328,9 @@ class DeleteToIT {
 		CassandraJournalOptions wait = this.options.withInFlightWait(Duration.ofSeconds(3));
 		FaultInjectingSession slowWriter = new FaultInjectingSession(session());
 		FaultInjectingSession slowReads = new FaultInjectingSession(session());
-		CassandraJournal a = CassandraJournal.create(slowWriter.session(), wait, new JacksonEventSerializer());
-		CassandraJournal b = CassandraJournal.create(session(), wait, new JacksonEventSerializer());
-		CassandraJournal deleter = CassandraJournal.create(slowReads.session(), wait, new JacksonEventSerializer());
+		CassandraJournal a = journal(slowWriter.session(), wait);
+		CassandraJournal b = journal(session(), wait);
+		CassandraJournal deleter = journal(slowReads.session(), wait);
 		String tag = "slow-read-" + System.nanoTime();
 		String id = newId();
 		result(b.append(id, 0, deposits(1, tag)));
@@ -386,13 +362,9 @@ class DeleteToIT {
 	 */
 	@Test
 	void aDeleteWaitingOnAReleasedAndReclaimedNumberJudgesItByTheNewClaim() {
-		CassandraJournalOptions releasing = this.options.withInFlightWait(Duration.ofSeconds(4))
-			.withRequestTimeout(Duration.ofSeconds(1))
-			// A release is sent only while now + max(request-timeout, claim-settle-time) is before the deadline: 1 s
-			// (the default 6 s covers Paxos v1; the launcher's node runs v2, bounded by 2 s) keeps the 1 s rule under test.
-			.withClaimSettleTime(Duration.ofSeconds(1));
+		CassandraJournalOptions releasing = releasing(this.options, Duration.ofSeconds(4));
 		FaultInjectingSession faults = new FaultInjectingSession(session());
-		CassandraJournal journal = CassandraJournal.create(faults.session(), releasing, new JacksonEventSerializer());
+		CassandraJournal journal = journal(faults.session(), releasing);
 		String tag = "reclaimed-" + System.nanoTime();
 		String id = newId();
 		result(journal.append(id, 0, deposits(1, tag)));
@@ -446,15 +418,12 @@ class DeleteToIT {
 		CassandraJournalOptions wait = this.options.withInFlightWait(Duration.ofSeconds(1));
 		FaultInjectingSession faults = new FaultInjectingSession(session());
 		FaultInjectingSession watched = new FaultInjectingSession(session());
-		CassandraJournal writer = CassandraJournal.create(faults.session(), wait, new JacksonEventSerializer());
-		CassandraJournal deleter = CassandraJournal.create(watched.session(), wait, new JacksonEventSerializer());
+		CassandraJournal writer = journal(faults.session(), wait);
+		CassandraJournal deleter = journal(watched.session(), wait);
 		String tag = "busy-writer-" + System.nanoTime();
 		String id = newId();
 		result(writer.append(id, 0, deposits(1, tag)));
-		faults.failEverythingButTheClaim();
-		assertThatExceptionOfType(JournalUnavailableException.class)
-			.isThrownBy(() -> result(writer.append(id, 1, deposits(1, tag))));
-		faults.heal();
+		LateBatches.appendDyingAfterItsClaim(writer, faults, id, 1, deposits(1, tag));
 		AtomicBoolean tagRowsRead = new AtomicBoolean();
 		watched.delayMatching((statement) -> {
 			if (FaultInjectingSession.cql(statement).contains("SELECT sequence_nr, timestamp, tags FROM")) {

@@ -92,4 +92,23 @@ class HoleWaitTest {
 		assertThat(this.holes.settledUpTo(2, h + 5000, 3, readStart())).isEqualTo(3);
 	}
 
+	/**
+	 * Finding 21, item 4: with an in-flight wait of zero nothing waits, also for a claim stamped ahead of the reader's
+	 * clock (a writer clock running ahead) or a head without {@code updated_at} (no claim time at all). The hole used
+	 * to be met with a fresh reading of the ticker, taken after the round's start it is judged by, so a local bound of
+	 * zero had not passed yet and "0 never waits" cost one backoff round. The ticker here advances by 1 µs per reading,
+	 * as a real one does.
+	 */
+	@Test
+	void withAWaitOfZeroNothingWaitsEvenForAClaimStampedAhead() {
+		AtomicLong ticking = new AtomicLong(123_456_789L);
+		HoleWait zero = new HoleWait(CassandraJournalOptions.create().withClock(this.clock).withInFlightWait(Duration.ZERO),
+				() -> ticking.addAndGet(1_000));
+		long h = this.clock.millis();
+		assertThat(zero.settledUpTo(2, h + 5000, 3, zero.readStart())).as("a claim stamped 5 s ahead")
+			.isGreaterThanOrEqualTo(3);
+		assertThat(zero.settledUpTo(5, Long.MAX_VALUE, 6, zero.readStart())).as("a head without updated_at")
+			.isGreaterThanOrEqualTo(6);
+	}
+
 }

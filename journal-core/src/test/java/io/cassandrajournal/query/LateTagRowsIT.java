@@ -24,6 +24,8 @@ import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
 
 import static io.cassandrajournal.testing.Await.result;
+import static io.cassandrajournal.testing.JournalFixture.journal;
+import static io.cassandrajournal.testing.JournalFixture.newId;
 import static io.cassandrajournal.testing.LateBatches.deposit;
 import static io.cassandrajournal.testing.LateBatches.outcome;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,6 +59,20 @@ class LateTagRowsIT {
 			.withUseTagIndex(true)
 			.withTagBucketing(bucketing)
 			.withInFlightWait(Duration.ofSeconds(1));
+	}
+
+	/** Writer A on a fault session, writer B, a read journal on B's journal, a new tag and a new entity. */
+	private record Writers(FaultInjectingSession faults, CassandraJournal a, CassandraJournal b,
+			CassandraReadJournal query, String tag, String id) {
+	}
+
+	private Writers writers(TagBucketing bucketing) {
+		CassandraJournalOptions options = options(bucketing);
+		FaultInjectingSession faults = new FaultInjectingSession(session());
+		CassandraJournal b = journal(session(), options);
+		return new Writers(faults, journal(faults.session(), options), b,
+				CassandraReadJournal.create(b, session(), options, new JacksonEventSerializer()),
+				"late-tag-" + UUID.randomUUID(), newId());
 	}
 
 	private static List<String> keys(List<TaggedEvent<String>> events) {
@@ -98,35 +114,32 @@ class LateTagRowsIT {
 	}
 
 	private void sealedEventIsNotDelivered(TagBucketing bucketing) {
-		CassandraJournalOptions options = options(bucketing);
-		FaultInjectingSession slow = new FaultInjectingSession(session());
-		CassandraJournal a = CassandraJournal.create(slow.session(), options, new JacksonEventSerializer());
-		CassandraJournal b = CassandraJournal.create(session(), options, new JacksonEventSerializer());
-		CassandraReadJournal query = CassandraReadJournal.create(b, session(), options, new JacksonEventSerializer());
-		String tag = "late-tag-" + UUID.randomUUID();
-		String id = "account-" + UUID.randomUUID();
-		LiveTagFeed feed = query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START,
+		Writers w = writers(bucketing);
+		LiveTagFeed feed = w.query().liveEventsByTag(TagFilter.tag(w.tag()), TagOffset.START,
 				FeedSettings.DEFAULTS.withBacktrackWindow(Duration.ofSeconds(7)));
 		List<String> delivered = new ArrayList<>(keys(result(feed.poll())));
 
 		// Writer A cannot settle its own append (as if it had died): its seal fails, so only the feed can keep the
 		// late tag rows out.
-		slow.failMatching(FaultInjectingSession.cqlContains(" USING TIMESTAMP "));
-		LateBatches.LateAppend held = LateBatches.heldBetween(a, slow, b, id, Duration.ofSeconds(4), tag);
+		w.faults().failMatching(FaultInjectingSession.cqlContains(" USING TIMESTAMP "));
+		LateBatches.LateAppend held = LateBatches.heldBetween(w.a(), w.faults(), w.b(), w.id(), Duration.ofSeconds(4),
+				w.tag());
 		CompletionStage<AppendResult> late = held.late();
 		AppendResult third = held.third();
 		delivered.addAll(keys(result(feed.poll())));
-		assertThat(replayed(b, id)).as("2 stepped over and sealed").containsExactly(1L, 3L);
+		assertThat(replayed(w.b(), w.id())).as("2 stepped over and sealed").containsExactly(1L, 3L);
 		assertThat(outcome(late)).as("A's batch landed after the in-flight wait")
 			.isInstanceOf(JournalWriteUncertainException.class);
-		assertThat(replayed(b, id)).as("the seal shadows A's events row").containsExactly(1L, 3L);
+		assertThat(replayed(w.b(), w.id())).as("the seal shadows A's events row").containsExactly(1L, 3L);
 
-		TagOffset offsetOf3 = new TagOffset(third.timestamp().toEpochMilli(), id, 3);
+		TagOffset offsetOf3 = new TagOffset(third.timestamp().toEpochMilli(), w.id(), 3);
 		assertThat(pollPast(feed, offsetOf3, delivered)).as("the feed delivers what the journal holds")
-			.containsExactly(id + "#1", id + "#3");
+			.containsExactly(w.id() + "#1", w.id() + "#3");
 		List<String> current = keys(
-				result(query.currentEventsByTag(TagFilter.tag(tag), TagOffset.START, 100, String.class)).events());
-		assertThat(current).as("a tag query after the feed met the late rows").containsExactly(id + "#1", id + "#3");
+				result(w.query().currentEventsByTag(TagFilter.tag(w.tag()), TagOffset.START, 100, String.class))
+					.events());
+		assertThat(current).as("a tag query after the feed met the late rows")
+			.containsExactly(w.id() + "#1", w.id() + "#3");
 		assertThat(feed.lateRowsSkipped()).isEqualTo(1);
 	}
 
@@ -137,27 +150,22 @@ class LateTagRowsIT {
 	 */
 	@Test
 	void aLateTagRowWhoseEventIsInTheJournalIsDelivered() {
-		CassandraJournalOptions options = options(TagBucketing.NONE);
-		FaultInjectingSession slow = new FaultInjectingSession(session());
-		CassandraJournal a = CassandraJournal.create(slow.session(), options, new JacksonEventSerializer());
-		CassandraJournal b = CassandraJournal.create(session(), options, new JacksonEventSerializer());
-		CassandraReadJournal query = CassandraReadJournal.create(b, session(), options, new JacksonEventSerializer());
-		String tag = "late-tag-" + UUID.randomUUID();
-		String id = "account-" + UUID.randomUUID();
-		LiveTagFeed feed = query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START,
+		Writers w = writers(TagBucketing.NONE);
+		LiveTagFeed feed = w.query().liveEventsByTag(TagFilter.tag(w.tag()), TagOffset.START,
 				FeedSettings.DEFAULTS.withBacktrackWindow(Duration.ofSeconds(7)));
 		List<String> delivered = new ArrayList<>(keys(result(feed.poll())));
 
-		result(b.append(id, 0, deposit(1, tag)));
-		slow.delayBatches(Duration.ofMillis(2500));
-		CompletionStage<AppendResult> late = a.append(id, 1, deposit(2, tag));
+		result(w.b().append(w.id(), 0, deposit(1, w.tag())));
+		w.faults().delayBatches(Duration.ofMillis(2500));
+		CompletionStage<AppendResult> late = w.a().append(w.id(), 1, deposit(2, w.tag()));
 		delivered.addAll(keys(result(feed.poll())));
 		assertThat(outcome(late)).isInstanceOf(JournalWriteUncertainException.class);
-		AppendResult third = result(b.append(id, 2, deposit(3, tag)));
-		assertThat(replayed(b, id)).as("nobody sealed 2: it is in the journal").containsExactly(1L, 2L, 3L);
+		AppendResult third = result(w.b().append(w.id(), 2, deposit(3, w.tag())));
+		assertThat(replayed(w.b(), w.id())).as("nobody sealed 2: it is in the journal").containsExactly(1L, 2L, 3L);
 
-		TagOffset offsetOf3 = new TagOffset(third.timestamp().toEpochMilli(), id, 3);
-		assertThat(pollPast(feed, offsetOf3, delivered)).containsExactlyInAnyOrder(id + "#1", id + "#2", id + "#3");
+		TagOffset offsetOf3 = new TagOffset(third.timestamp().toEpochMilli(), w.id(), 3);
+		assertThat(pollPast(feed, offsetOf3, delivered)).containsExactlyInAnyOrder(w.id() + "#1", w.id() + "#2",
+				w.id() + "#3");
 		assertThat(feed.lateRowsSkipped()).isZero();
 	}
 
@@ -169,15 +177,10 @@ class LateTagRowsIT {
 	 */
 	@Test
 	void aWriterSettlesItsUncertainAppendSoThatItsLateTagRowsNeverShow() {
-		CassandraJournalOptions options = options(TagBucketing.NONE);
-		FaultInjectingSession slow = new FaultInjectingSession(session());
-		CassandraJournal a = CassandraJournal.create(slow.session(), options, new JacksonEventSerializer());
-		CassandraJournal b = CassandraJournal.create(session(), options, new JacksonEventSerializer());
-		CassandraReadJournal query = CassandraReadJournal.create(b, session(), options, new JacksonEventSerializer());
-		String tag = "late-tag-" + UUID.randomUUID();
-		String id = "account-" + UUID.randomUUID();
-		CompletionStage<AppendResult> late = LateBatches.heldBetween(a, slow, b, id, Duration.ofSeconds(4), tag).late();
-		assertThat(replayed(b, id)).as("2 stepped over and sealed").containsExactly(1L, 3L);
+		Writers w = writers(TagBucketing.NONE);
+		CompletionStage<AppendResult> late = LateBatches.heldBetween(w.a(), w.faults(), w.b(), w.id(), Duration.ofSeconds(4),
+				w.tag()).late();
+		assertThat(replayed(w.b(), w.id())).as("2 stepped over and sealed").containsExactly(1L, 3L);
 		assertThat(outcome(late)).isInstanceOf(JournalWriteUncertainException.class);
 
 		// A's batch has landed (its outcome came after it). A settles 2 once in-flight-wait has passed since its
@@ -185,9 +188,10 @@ class LateTagRowsIT {
 		await().alias("tag query without A's late row")
 			.atMost(Duration.ofSeconds(20))
 			.pollInterval(Duration.ofMillis(200))
-			.until(() -> keys(result(query.currentEventsByTag(TagFilter.tag(tag), TagOffset.START, 100, String.class))
-				.events()), (current) -> current.equals(List.of(id + "#1", id + "#3")));
-		assertThat(replayed(b, id)).containsExactly(1L, 3L);
+			.until(() -> keys(result(
+					w.query().currentEventsByTag(TagFilter.tag(w.tag()), TagOffset.START, 100, String.class)).events()),
+					(current) -> current.equals(List.of(w.id() + "#1", w.id() + "#3")));
+		assertThat(replayed(w.b(), w.id())).containsExactly(1L, 3L);
 	}
 
 	/**
@@ -196,25 +200,21 @@ class LateTagRowsIT {
 	 */
 	@Test
 	void aWriterLeavesItsUncertainAppendAloneWhenItsEventsAreThere() {
-		CassandraJournalOptions options = options(TagBucketing.NONE);
-		FaultInjectingSession faults = new FaultInjectingSession(session());
-		CassandraJournal a = CassandraJournal.create(faults.session(), options, new JacksonEventSerializer());
-		CassandraJournal b = CassandraJournal.create(session(), options, new JacksonEventSerializer());
-		CassandraReadJournal query = CassandraReadJournal.create(b, session(), options, new JacksonEventSerializer());
-		String tag = "late-tag-" + UUID.randomUUID();
-		String id = "account-" + UUID.randomUUID();
-		result(b.append(id, 0, deposit(1, tag)));
+		Writers w = writers(TagBucketing.NONE);
+		result(w.b().append(w.id(), 0, deposit(1, w.tag())));
 		// The logged batch applies, then its answer is a timeout: uncertain, well within the wait.
-		faults.applyThenTimeOut((s) -> s instanceof com.datastax.oss.driver.api.core.cql.BatchStatement, 100);
-		assertThat(outcome(a.append(id, 1, deposit(2, tag)))).isInstanceOf(JournalWriteUncertainException.class);
-		faults.heal();
+		w.faults().applyThenTimeOut((s) -> s instanceof com.datastax.oss.driver.api.core.cql.BatchStatement, 100);
+		assertThat(outcome(w.a().append(w.id(), 1, deposit(2, w.tag()))))
+			.isInstanceOf(JournalWriteUncertainException.class);
+		w.faults().heal();
 		// Past the wait and A's look (1 s + margin): nothing changed. Awaitility holds the condition for 3 s.
 		await().alias("A's event and tag row stay")
 			.during(Duration.ofSeconds(3))
 			.atMost(Duration.ofSeconds(10))
-			.until(() -> replayed(b, id).equals(List.of(1L, 2L)) && keys(
-					result(query.currentEventsByTag(TagFilter.tag(tag), TagOffset.START, 100, String.class)).events())
-				.equals(List.of(id + "#1", id + "#2")));
+			.until(() -> replayed(w.b(), w.id()).equals(List.of(1L, 2L)) && keys(
+					result(w.query().currentEventsByTag(TagFilter.tag(w.tag()), TagOffset.START, 100, String.class))
+						.events())
+				.equals(List.of(w.id() + "#1", w.id() + "#2")));
 	}
 
 }

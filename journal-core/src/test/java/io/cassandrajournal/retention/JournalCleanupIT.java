@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.datastax.oss.driver.api.core.CqlSession;
@@ -20,21 +19,23 @@ import org.junit.jupiter.params.provider.EnumSource;
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.journal.CassandraJournal;
-import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.query.CassandraReadJournal;
 import io.cassandrajournal.query.TagFilter;
 import io.cassandrajournal.query.TagOffset;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.snapshot.CassandraSnapshotStore;
 import io.cassandrajournal.state.CassandraDurableStateStore;
-import io.cassandrajournal.testing.AccountEvent;
-import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testing.FaultInjectingSession;
+import io.cassandrajournal.testing.JournalFixture;
 import io.cassandrajournal.testing.SettableClock;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
 
 import static io.cassandrajournal.testing.Await.result;
+import static io.cassandrajournal.testing.JournalFixture.deposits;
+import static io.cassandrajournal.testing.JournalFixture.journal;
+import static io.cassandrajournal.testing.JournalFixture.newId;
+import static io.cassandrajournal.testing.JournalFixture.replayed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -45,39 +46,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JournalCleanupIT {
 
-	private TestKeyspace keyspace;
+	private JournalFixture fixture;
 
 	private CassandraJournalOptions options;
 
 	@BeforeAll
 	void createTables(TestKeyspace keyspace) {
-		this.keyspace = keyspace;
-		this.options = CassandraJournalOptions.create().withKeyspace(keyspace.name()).withUseTagIndex(true);
-		CassandraJournal.create(session(), this.options, new JacksonEventSerializer());
+		this.fixture = new JournalFixture(keyspace);
+		this.options = this.fixture.options();
 		CassandraSnapshotStore.create(session(), this.options, new JacksonEventSerializer());
 		CassandraDurableStateStore.create(session(), this.options, new JacksonEventSerializer());
 	}
 
 	private CqlSession session() {
-		return this.keyspace.session();
-	}
-
-	private static String newId() {
-		return "account-" + UUID.randomUUID();
-	}
-
-	private static List<EventToAppend> deposits(int count, String... tags) {
-		List<EventToAppend> events = new ArrayList<>();
-		for (int i = 1; i <= count; i++) {
-			events.add(EventToAppend.of(new Deposited(i), tags));
-		}
-		return events;
-	}
-
-	private static List<Long> replayed(CassandraJournal journal, String id) {
-		List<Long> seen = new ArrayList<>();
-		result(journal.replay(id, 1, Long.MAX_VALUE, AccountEvent.class, (e) -> seen.add(e.sequenceNr())));
-		return seen;
+		return this.fixture.session();
 	}
 
 	private static List<String> byTag(CassandraReadJournal query, String tag) {
@@ -105,7 +87,7 @@ class JournalCleanupIT {
 	void deleteEntityRemovesEveryRowOfItAndTheIdCanStartAgain(TagBucketing bucketing) {
 		CassandraJournalOptions layout = this.options.withTagBucketing(bucketing).withPartitionSize(4)
 			.withPersistenceIdBuckets(bucketing == TagBucketing.NONE ? 1 : 4);
-		CassandraJournal journal = CassandraJournal.create(session(), layout, new JacksonEventSerializer());
+		CassandraJournal journal = journal(session(), layout);
 		CassandraReadJournal query = CassandraReadJournal.create(journal, session(), layout, new JacksonEventSerializer());
 		CassandraSnapshotStore snapshots = CassandraSnapshotStore.create(session(), layout, new JacksonEventSerializer());
 		CassandraDurableStateStore states = CassandraDurableStateStore.create(session(), layout,
@@ -149,7 +131,7 @@ class JournalCleanupIT {
 
 	@Test
 	void anAppendBetweenTheEventsAndTheHeadLeavesTheEntityWithItsNewEventsAndSaysSo() {
-		CassandraJournal writer = CassandraJournal.create(session(), this.options, new JacksonEventSerializer());
+		CassandraJournal writer = journal(session(), this.options);
 		String id = newId();
 		result(writer.append(id, 0, deposits(5, "race")));
 		AtomicBoolean appended = new AtomicBoolean();
@@ -159,7 +141,7 @@ class JournalCleanupIT {
 			}
 		});
 		JournalCleanup cleanup = JournalCleanup.create(hooked,
-				CassandraJournal.create(hooked, this.options, new JacksonEventSerializer()));
+				journal(hooked, this.options));
 
 		EntityDeletion deletion = result(cleanup.deleteEntity(id));
 
@@ -198,8 +180,7 @@ class JournalCleanupIT {
 
 	@Test
 	void deleteBeforeSnapshotKeepsKSnapshotsAndTheEventsAfterTheOldestKept() {
-		CassandraJournal journal = CassandraJournal.create(session(), this.options.withPartitionSize(7),
-				new JacksonEventSerializer());
+		CassandraJournal journal = journal(session(), this.options.withPartitionSize(7));
 		CassandraSnapshotStore snapshots = CassandraSnapshotStore.create(session(), this.options,
 				new JacksonEventSerializer());
 		JournalCleanup cleanup = JournalCleanup.create(session(), journal);
@@ -233,7 +214,7 @@ class JournalCleanupIT {
 	void dropTagBucketsDeletesWholeOldBucketsAndTheirListEntries() {
 		SettableClock clock = new SettableClock(Instant.parse("2026-01-01T10:00:10Z"));
 		CassandraJournalOptions layout = this.options.withTagBucketing(TagBucketing.MINUTE).withClock(clock);
-		CassandraJournal journal = CassandraJournal.create(session(), layout, new JacksonEventSerializer());
+		CassandraJournal journal = journal(session(), layout);
 		CassandraReadJournal query = CassandraReadJournal.create(journal, session(), layout, new JacksonEventSerializer());
 		JournalCleanup cleanup = JournalCleanup.create(session(), journal);
 		String tag = "buckets-" + System.nanoTime();

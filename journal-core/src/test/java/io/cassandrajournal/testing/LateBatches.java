@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 
 import com.datastax.oss.driver.api.core.cql.BatchStatement;
 
+import io.cassandrajournal.JournalUnavailableException;
 import io.cassandrajournal.journal.AppendResult;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.journal.Journal;
@@ -22,10 +23,11 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The set-up shared by the tests of the seal (LateBatchSealIT, LateTagRowsIT; docs/reliability.md, findings 13 and
- * 15): one-event appends, contiguous replays that keep what they saw, the outcome of an append held in flight, and
- * the scenario of a batch that lands late: 1 appended by writer B, writer A's batch of 2 held, 3 appended by B once
- * A's claim of 2 shows.
+ * The scenarios shared by the tests of the seal (LateBatchSealIT, LateTagRowsIT, DeleteToIT; docs/reliability.md,
+ * findings 13, 15 and 21): one-event appends, contiguous replays that keep what they saw, the outcome of an append
+ * held in flight, an append that dies after its claim, one whose release is accepted without commit, and the scenario
+ * of a batch that lands late: 1 appended by writer B, writer A's batch of 2 held, 3 appended by B once A's claim of 2
+ * shows. The per-class set-up is {@link JournalFixture}.
  */
 public final class LateBatches {
 
@@ -68,6 +70,23 @@ public final class LateBatches {
 					: error)
 			.toCompletableFuture();
 		return result(failure, Duration.ofSeconds(20));
+	}
+
+	/**
+	 * The append of {@code expected + 1..} claims its numbers and dies before writing anything else: its batches,
+	 * deletes and release fail ({@link FaultInjectingSession#failEverythingButTheClaim}), as in a crash between claim
+	 * and batch. The numbers stay claimed without events (a crash gap).
+	 * @param journal a journal on {@code faults}' session
+	 * @param faults its fault session, healed on return
+	 * @param id the entity, whose head is {@code expected}
+	 * @param events what the append would have written
+	 */
+	public static void appendDyingAfterItsClaim(Journal journal, FaultInjectingSession faults, String id, long expected,
+			List<EventToAppend> events) {
+		faults.failEverythingButTheClaim();
+		assertThatExceptionOfType(JournalUnavailableException.class)
+			.isThrownBy(() -> result(journal.append(id, expected, events)));
+		faults.heal();
 	}
 
 	/**

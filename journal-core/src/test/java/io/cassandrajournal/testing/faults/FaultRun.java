@@ -226,19 +226,19 @@ public final class FaultRun {
 		this.options = CassandraJournalOptions.create()
 			.withKeyspace(keyspace)
 			.withUseTagIndex(true)
-			.withInFlightWait(settings.rates().late().plusSeconds(1))
-			// Well below the wait: a failed append may release its claim only while now + request-timeout is before
-			// the writer's deadline (finding 15, item 5); with the default 10 s no claim would ever be released and
-			// the release path would go untested. Faults made in the session are unaffected (slow answers: at most
+			// The longest late batch plus 2 s: a failed append may release its claim only while now + request-timeout
+			// + claim-settle-time (1 s + 2 s below) is before the writer's deadline (finding 15 item 5, finding 21 item
+			// 6): releases are sent for failures within about 1 s of the claim, as with a 3 s wait before that item.
+			.withInFlightWait(settings.rates().late().plusSeconds(2))
+			// Well below the wait: with the default 10 s no claim would ever be released and the release path would
+			// go untested. Faults made in the session are unaffected (slow answers: at most
 			// 200 ms; late batches are held before sending); real answers slower than 1 s (contended Paxos rounds,
 			// a node going down) now time out in the driver, as they do for an application with that setting.
 			.withRequestTimeout(Duration.ofSeconds(1))
 			// What the launcher's node needs, not the default (6 s, which also covers Paxos v1): it runs Paxos v2 with
 			// Cassandra 5.0's built-in cas_contention_timeout (1.8 s: its last proposal) and write_request_timeout (2 s:
 			// it gives up committing), counted from the request's start; the plan's lost claims reach it within 1 s.
-			// Above 2 s no claim would be released before the writer's deadline (3 s less its margin: a release
-			// may apply up to the longer of this and request-timeout after it was sent), and the release path would
-			// go untested; 2 s also holds a client after a lost connection no longer than the node needs.
+			// 2 s also holds a client after a lost connection no longer than the node needs.
 			.withClaimSettleTime(Duration.ofSeconds(2));
 	}
 

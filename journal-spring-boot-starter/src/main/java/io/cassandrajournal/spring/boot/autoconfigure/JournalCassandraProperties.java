@@ -102,7 +102,8 @@ public class JournalCassandraProperties {
 	 * stops at the longer of cas_contention_timeout and write_request_timeout (3 s covers the built-in 1.8 s and 2 s).
 	 * A claim that failed without an answer (a lost connection, a client-side timeout) is resolved by a serial read
 	 * of the head only once this has passed since it was sent; a failed append releases its claim only while the
-	 * release could not apply within this after the writer's deadline. 0 reads at once; otherwise 1s to 1m.
+	 * release could not apply after the writer's deadline, within request-timeout plus this. 0 reads at once;
+	 * otherwise 1s to 1m.
 	 */
 	private Duration claimSettleTime = DEFAULTS.claimSettleTime();
 
