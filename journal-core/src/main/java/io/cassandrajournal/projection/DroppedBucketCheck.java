@@ -68,8 +68,10 @@ final class DroppedBucketCheck implements ProjectionSource {
 	 * @param start the cursor the source starts after
 	 * @param query the read journal that knows the marks
 	 * @param clock when to read the marks again
+	 * @param walk the projection's memory of the walk since the last read of the marks
 	 */
-	DroppedBucketCheck(ProjectionSource source, TagFilter filter, TagOffset start, ReadJournal query, Clock clock) {
+	DroppedBucketCheck(ProjectionSource source, TagFilter filter, TagOffset start, ReadJournal query, Clock clock,
+			DroppedBucketWalk walk) {
 		this.source = source;
 		Set<String> named = new LinkedHashSet<>(filter.anyTags());
 		named.addAll(filter.allTags());
