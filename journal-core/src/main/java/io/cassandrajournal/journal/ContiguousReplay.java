@@ -57,8 +57,9 @@ import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
  * replay reads the entity's {@linkplain DeletionMarks deletion mark} (once per replay; a replay without a missing
  * number reads nothing more) and skips the numbers from its first up to the mark at once (no wait, no seal),
  * reporting them as {@link ReplayResult#deleted()}; then it reads again from after them. Numbers a {@code deleteTo}
- * still in progress has deleted (its mark is written last) are still taken for a hole; a hole judged after a wait is
- * checked against the mark once more before it is sealed (a {@code deleteTo} may have completed during the wait).
+ * still in progress has deleted (its mark is written last) are still taken for a hole; every hole is checked against
+ * the mark once more before it is sealed (a {@code deleteTo} may have completed since the first read, during a wait
+ * or not).
  * <p>
  * <b>The mark is not proof that every number under it is gone</b> (docs/reliability.md, finding 22): an event can
  * be visible below it (a {@code deleteTo} that read the head once while a claim was released and taken again, or a
@@ -162,9 +163,6 @@ final class ContiguousReplay {
 		/** The visible event reading stopped at to read the mark ({@link #markNeeded}); MAX_VALUE if none. */
 		private long stoppedAt = Long.MAX_VALUE;
 
-		/** Whether a round waited since the mark was read: a deleteTo may have completed meanwhile (finding 22, R2). */
-		private boolean waitedSinceMark;
-
 		Run(String persistenceId, long from, long to, @Nullable Class<E> type, Consumer<? super PersistentEvent<E>> consumer) {
 			this.persistenceId = persistenceId;
 			this.type = type;
@@ -221,12 +219,8 @@ final class ContiguousReplay {
 
 		/** @param stopped whether a missing number is still in flight */
 		private CompletionStage<ReplayResult> decided(boolean stopped) {
-			if (this.toSeal != null && this.waitedSinceMark) {
-				return markBeforeSeal(stopped);
-			}
 			if (this.toSeal != null) {
-				// Sealed, then read again from after the gap; or not sealed (the head moved), then judged again.
-				return sealAndStepOver().thenCompose((stepped) -> stepped ? round() : later());
+				return markBeforeSeal();
 			}
 			return stopped ? later() : done();
 		}
@@ -247,7 +241,6 @@ final class ContiguousReplay {
 				this.markRead = true;
 				this.markNeeded = false;
 				this.stoppedAt = Long.MAX_VALUE;
-				this.waitedSinceMark = false;
 				this.mark = mark;
 				return (mark >= this.next) ? skipDeleted(firstVisible) : CompletableFuture.completedFuture(null);
 			});
@@ -288,17 +281,20 @@ final class ContiguousReplay {
 		}
 
 		/**
-		 * A hole judged after a wait, about to be sealed: the mark read before the wait may be stale, as a deleteTo
-		 * that completed during it writes its mark last. One more read of the mark (only here: one per hole judged
-		 * after waiting); if it now covers the hole, it is deleted, not a crash gap, and the round is read again.
+		 * A hole about to be sealed and stepped over as a crash gap: the mark read earlier in this replay may be stale,
+		 * whether the replay waited on the hole (a deleteTo that completed during the wait) or not (a hole whose claim
+		 * was old when it was met, after a deleteTo ran ahead of a replay that read the mark early; finding 23, Review,
+		 * item 2). One more read of the mark before every seal (one single-row read per crash gap met, which are
+		 * rare); if it now reaches the hole, its numbers up to the mark are deleted, not a crash gap, and the round is
+		 * read again.
 		 */
-		private CompletionStage<ReplayResult> markBeforeSeal(boolean stopped) {
-			this.waitedSinceMark = false;
+		private CompletionStage<ReplayResult> markBeforeSeal() {
 			SequenceRange gap = this.toSeal;
 			return ContiguousReplay.this.marks.deletedTo(this.persistenceId).thenCompose((mark) -> {
 				this.mark = Math.max(this.mark, mark);
 				if (gap == null || mark < gap.from()) {
-					return decided(stopped);
+					// Sealed, then read again from after the gap; or not sealed (the head moved), then judged again.
+					return sealAndStepOver().thenCompose((stepped) -> stepped ? round() : later());
 				}
 				this.toSeal = null;
 				this.sealAtEnd = false;
@@ -307,7 +303,6 @@ final class ContiguousReplay {
 		}
 
 		private CompletionStage<ReplayResult> later() {
-			this.waitedSinceMark = true;
 			return this.holes.later(this::round);
 		}
 

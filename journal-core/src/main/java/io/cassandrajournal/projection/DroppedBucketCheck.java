@@ -35,6 +35,12 @@ import io.cassandrajournal.query.TagOffset;
  * next, with the drop in between): a projection lagging by the whole retention age is told once too often rather
  * than never. The alternative, making {@code dropTagBuckets} wait a {@link #RECHECK} between its mark and its drop,
  * would hold every cleanup for a minute and tie it to the recheck interval of every projection in every process.
+ * <p>
+ * That earliest cursor, the marks and when they were read are the projection's ({@link DroppedBucketWalk}, kept by
+ * the engine), not this check's: the runner creates a new source, so a new check, from the stored offset after any
+ * failed batch, and a failed read of the marks fails the poll without moving the walk on (docs/reliability.md,
+ * finding 23, Review, item 3). A new check therefore compares the whole walk since the last successful read, and
+ * reads the marks when that read is a {@link #RECHECK} old, not at once.
  */
 final class DroppedBucketCheck implements ProjectionSource {
 
@@ -52,13 +58,11 @@ final class DroppedBucketCheck implements ProjectionSource {
 	/** Where the source reads after: the start, then every offset handed out. */
 	private TagOffset cursor;
 
-	/** The cursor when the marks were last read (the start before the first read): the walk since began there. */
-	private long walkedFrom;
-
-	private final Map<String, Instant> marks = new LinkedHashMap<>();
-
-	/** When the marks were last read (epoch millis); {@link Long#MIN_VALUE} before the first read. */
-	private long checkedAt = Long.MIN_VALUE;
+	/**
+	 * The projection's memory, kept across the sources its runner creates: the earliest cursor since the marks were
+	 * last read successfully, when that was, and the marks (finding 23, Review, item 3).
+	 */
+	private final DroppedBucketWalk walk;
 
 	private ProjectionStatus.@Nullable DeletedEvents deleted;
 
@@ -68,54 +72,64 @@ final class DroppedBucketCheck implements ProjectionSource {
 	 * @param start the cursor the source starts after
 	 * @param query the read journal that knows the marks
 	 * @param clock when to read the marks again
+	 * @param walk the projection's memory of the walk since the last read of the marks (one per projection, or per
+	 * segment, kept by the engine: its runner creates a new source after a failed batch)
 	 */
-	DroppedBucketCheck(ProjectionSource source, TagFilter filter, TagOffset start, ReadJournal query, Clock clock) {
+	DroppedBucketCheck(ProjectionSource source, TagFilter filter, TagOffset start, ReadJournal query, Clock clock,
+			DroppedBucketWalk walk) {
 		this.source = source;
 		Set<String> named = new LinkedHashSet<>(filter.anyTags());
 		named.addAll(filter.allTags());
 		this.tags = List.copyOf(named);
 		this.cursor = start;
-		this.walkedFrom = start.timestamp();
 		this.query = query;
 		this.clock = clock;
+		this.walk = walk;
 	}
 
 	@Override
 	public CompletionStage<Batch> poll() {
 		long now = this.clock.millis();
-		boolean due = this.checkedAt == Long.MIN_VALUE || now - this.checkedAt >= RECHECK.toMillis();
+		// The start counts from the first poll (a source made only to count events never adds to the walk).
+		this.walk.walked(this.cursor.timestamp());
+		long checkedAt = this.walk.checkedAt();
+		boolean due = checkedAt == Long.MIN_VALUE || now - checkedAt >= RECHECK.toMillis();
 		if (!due) {
-			compare(this.cursor.timestamp());
+			compare(this.walk.marks(), this.cursor.timestamp());
 			return this.source.poll();
 		}
-		return readMarks(now).thenCompose((ignored) -> {
+		// A failed read fails the poll and leaves the walk as it was: the next check compares it (finding 23, item 3).
+		return readMarks().thenCompose((read) -> {
 			// Any cursor since the last read may have walked across a range dropped since (finding 22, R3).
-			compare(Math.min(this.walkedFrom, this.cursor.timestamp()));
-			this.walkedFrom = this.cursor.timestamp();
+			long from = Math.min(this.walk.walkedFrom(), this.cursor.timestamp());
+			this.walk.checked(read, now, this.cursor.timestamp());
+			compare(this.walk.marks(), from);
 			return this.source.poll();
 		});
 	}
 
-	private CompletionStage<Void> readMarks(long now) {
+	private CompletionStage<Map<String, Instant>> readMarks() {
 		List<CompletableFuture<Optional<Instant>>> reads = new ArrayList<>(this.tags.size());
 		for (String tag : this.tags) {
 			reads.add(this.query.tagDroppedBefore(tag).toCompletableFuture());
 		}
-		return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenRun(() -> {
+		return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply((ignored) -> {
+			Map<String, Instant> read = new LinkedHashMap<>();
 			for (int i = 0; i < this.tags.size(); i++) {
 				String tag = this.tags.get(i);
-				reads.get(i).join().ifPresent((before) -> this.marks.put(tag, before));
+				reads.get(i).join().ifPresent((before) -> read.put(tag, before));
 			}
-			this.checkedAt = now;
+			return read;
 		});
 	}
 
 	/**
 	 * A cursor before a tag's mark: the events between them were dropped before this projection read them.
+	 * @param marks the marks known (tag to mark)
 	 * @param from the earliest cursor to compare (epoch millis)
 	 */
-	private void compare(long from) {
-		for (Map.Entry<String, Instant> mark : this.marks.entrySet()) {
+	private void compare(Map<String, Instant> marks, long from) {
+		for (Map.Entry<String, Instant> mark : marks.entrySet()) {
 			if (from < mark.getValue().toEpochMilli()) {
 				this.deleted = ProjectionStatus.DeletedEvents.byTag(mark.getKey(), mark.getValue());
 			}

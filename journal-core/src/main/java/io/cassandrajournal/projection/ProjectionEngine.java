@@ -237,12 +237,15 @@ public final class ProjectionEngine implements AutoCloseable {
 				throw new IllegalArgumentException("projection '" + projection.name()
 						+ "' reads by tag, which needs a read journal: builder.readJournal(...)");
 			}
-			// Wrapped: a cursor before a range retention dropped with the tag's buckets is reported (finding 19).
+			// Wrapped: a cursor before a range retention dropped with the tag's buckets is reported (finding 19),
+			// with one memory of the walk per projection (or segment): its runner creates a new source after a
+			// failed batch (finding 23, Review, item 3).
+			DroppedBucketWalk walk = new DroppedBucketWalk();
 			sources = (offset) -> new DroppedBucketCheck(new TagFeedSource((range == null)
 					? query.liveEventsByTag(projection.tagFilter(), offset, projection.settings().feed())
 					: query.liveEventsByTag(projection.tagFilter(), offset, projection.settings().feed(), range.from(),
 							range.to())),
-					projection.tagFilter(), offset, query, this.clock);
+					projection.tagFilter(), offset, query, this.clock, walk);
 		}
 		else {
 			// One memory of stepped-over gaps per projection: its runner creates a new source after a failed batch.

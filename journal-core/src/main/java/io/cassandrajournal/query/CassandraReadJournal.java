@@ -192,7 +192,8 @@ public final class CassandraReadJournal implements ReadJournal {
 	/**
 	 * Whether a query read from the tag index after {@code after} starts before a range retention dropped from it
 	 * (bucketed tag index only): the drop mark of every tag the filter names, read at once (one single-row read
-	 * each); the first tag whose mark lies after the offset, logged once per tag and range.
+	 * each); every tag whose mark lies after the offset is logged (once per tag and range), the first is returned.
+	 * Never fails: a mark that cannot be read counts as none ({@link #markOrEmpty}).
 	 */
 	private CompletionStage<@Nullable DroppedTagRange> droppedAfter(TagEventReader reader, TagFilter filter,
 			TagOffset after) {
@@ -208,9 +209,10 @@ public final class CassandraReadJournal implements ReadJournal {
 		for (String tag : tags) {
 			reads.add(marks.droppedBefore(tag).toCompletableFuture());
 		}
-		return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply((ignored) -> {
+		return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).handle((ignored, error) -> {
+			DroppedTagRange first = null;
 			for (int i = 0; i < tags.size(); i++) {
-				Optional<Instant> mark = reads.get(i).join();
+				Optional<Instant> mark = markOrEmpty(filter, tags.get(i), reads.get(i));
 				if (mark.isPresent() && after.timestamp() < mark.get().toEpochMilli()) {
 					DroppedTagRange dropped = new DroppedTagRange(tags.get(i), mark.get());
 					if (this.dropWarnings.first(dropped.tag() + "#" + dropped.droppedBefore())) {
@@ -218,11 +220,36 @@ public final class CassandraReadJournal implements ReadJournal {
 								+ "they stay in the journal but are not in this query's result (docs/reliability.md, finding 22)",
 								filter.canonical(), Instant.ofEpochMilli(after.timestamp()), dropped.describe());
 					}
-					return dropped;
+					first = (first != null) ? first : dropped;
 				}
 			}
-			return null;
+			return first;
 		});
+	}
+
+	/**
+	 * A tag's drop mark, or none if its read failed: the mark is diagnostic, so a failed read costs the query its
+	 * report, not its result (finding 23, Review, item 1; a streamed query would otherwise fail after delivering its
+	 * events, and a caller that retried would handle them twice). Logged at WARN once per tag, then at DEBUG.
+	 */
+	private Optional<Instant> markOrEmpty(TagFilter filter, String tag, CompletableFuture<Optional<Instant>> read) {
+		try {
+			return read.join();
+		}
+		catch (RuntimeException ex) {
+			Throwable cause = (ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null)
+					? ex.getCause() : ex;
+			if (this.dropWarnings.first("failed#" + tag)) {
+				logger.warn("Tag query '{}': reading the drop mark of tag '{}' failed ({}); the query's result is "
+						+ "complete, but it cannot tell whether it reads from before a range a retention cleanup dropped "
+						+ "(logged once per tag, then at DEBUG)", filter.canonical(), tag, cause.toString());
+			}
+			else {
+				logger.debug("Tag query '{}': reading the drop mark of tag '{}' failed ({})", filter.canonical(), tag,
+						cause.toString());
+			}
+			return Optional.empty();
+		}
 	}
 
 	private <E> CompletionStage<TagOffset> walk(TagEventReader reader, TagFilter filter, TagOffset after, long upper,

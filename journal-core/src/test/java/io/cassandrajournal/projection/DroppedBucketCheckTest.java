@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
 
@@ -24,6 +25,7 @@ import io.cassandrajournal.testing.SettableClock;
 
 import static io.cassandrajournal.testing.Await.result;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@link DroppedBucketCheck} between two reads of the marks (docs/reliability.md, finding 22, R3): a drop that a
@@ -48,7 +50,8 @@ class DroppedBucketCheckTest {
 	@Test
 	void aFeedThatWalkedAcrossADropBetweenTwoReadsOfTheMarksReportsIt() {
 		DroppedBucketCheck check = new DroppedBucketCheck(this.source, TagFilter.tag("orders"),
-				at("2026-02-01T08:00:30Z", 1), new MarksOnly(this.marks), this.clock);
+				at("2026-02-01T08:00:30Z", 1), new MarksOnly(this.marks, new AtomicBoolean()), this.clock,
+				new DroppedBucketWalk());
 		result(check.poll());
 		assertThat(check.deleted()).as("no mark yet").isNull();
 
@@ -65,7 +68,8 @@ class DroppedBucketCheckTest {
 	@Test
 	void aCursorPastTheMarkAtThePreviousReadReportsNothing() {
 		DroppedBucketCheck check = new DroppedBucketCheck(this.source, TagFilter.tag("orders"),
-				at("2026-02-01T08:02:30Z", 1), new MarksOnly(this.marks), this.clock);
+				at("2026-02-01T08:02:30Z", 1), new MarksOnly(this.marks, new AtomicBoolean()), this.clock,
+				new DroppedBucketWalk());
 		result(check.poll());
 		this.marks.put("orders", MARK);
 		this.source.next = at("2026-02-01T08:03:00Z", 5);
@@ -76,6 +80,56 @@ class DroppedBucketCheckTest {
 		result(check.poll());
 
 		assertThat(check.deleted()).isNull();
+	}
+
+	/**
+	 * The runner creates a new source (and check) from the stored offset after a failed poll; here the poll failed
+	 * because the mark read did. The walk since the last successful read is the projection's, not the check's: the
+	 * new check, which starts past the mark, still reports the drop the old one walked across (finding 23, Review,
+	 * item 3).
+	 */
+	@Test
+	void aNewCheckAfterAFailedReadOfTheMarksStillReportsADropTheOldOneWalkedAcross() {
+		DroppedBucketWalk walk = new DroppedBucketWalk();
+		MarksOnly query = new MarksOnly(this.marks, new AtomicBoolean());
+		DroppedBucketCheck first = new DroppedBucketCheck(this.source, TagFilter.tag("orders"),
+				at("2026-02-01T08:00:30Z", 1), query, this.clock, walk);
+		result(first.poll());
+		this.marks.put("orders", MARK);
+		this.source.next = at("2026-02-01T08:03:00Z", 5);
+		first.offsetAfter(1);
+		this.clock.advance(DroppedBucketCheck.RECHECK);
+		query.failNext().set(true);
+		assertThatThrownBy(() -> result(first.poll())).as("the mark read failed, so did the poll");
+
+		// The stored offset is past the mark: the new check starts there, with the projection's memory.
+		DroppedBucketCheck second = new DroppedBucketCheck(this.source, TagFilter.tag("orders"),
+				at("2026-02-01T08:03:00Z", 5), query, this.clock, walk);
+		result(second.poll());
+		assertThat(second.deleted()).isEqualTo(ProjectionStatus.DeletedEvents.byTag("orders", MARK));
+	}
+
+	/**
+	 * A new check made after a failure elsewhere (a dead letter, an offset store) before the next read of the marks
+	 * is due: the walk of the previous check is compared at that read, not forgotten.
+	 */
+	@Test
+	void aNewCheckBeforeTheNextReadIsDueComparesTheWholeWalkAtThatRead() {
+		DroppedBucketWalk walk = new DroppedBucketWalk();
+		MarksOnly query = new MarksOnly(this.marks, new AtomicBoolean());
+		DroppedBucketCheck first = new DroppedBucketCheck(this.source, TagFilter.tag("orders"),
+				at("2026-02-01T08:00:30Z", 1), query, this.clock, walk);
+		result(first.poll());
+		this.marks.put("orders", MARK);
+		this.source.next = at("2026-02-01T08:03:00Z", 5);
+		first.offsetAfter(1);
+
+		DroppedBucketCheck second = new DroppedBucketCheck(this.source, TagFilter.tag("orders"),
+				at("2026-02-01T08:03:00Z", 5), query, this.clock, walk);
+		result(second.poll());
+		this.clock.advance(DroppedBucketCheck.RECHECK);
+		result(second.poll());
+		assertThat(second.deleted()).isEqualTo(ProjectionStatus.DeletedEvents.byTag("orders", MARK));
 	}
 
 	/** A source whose cursor moves where the test says. */
@@ -106,10 +160,13 @@ class DroppedBucketCheckTest {
 	}
 
 	/** A read journal that only knows drop marks. */
-	private record MarksOnly(Map<String, Instant> marks) implements ReadJournal {
+	private record MarksOnly(Map<String, Instant> marks, AtomicBoolean failNext) implements ReadJournal {
 
 		@Override
 		public CompletionStage<Optional<Instant>> tagDroppedBefore(String tag) {
+			if (this.failNext.getAndSet(false)) {
+				return CompletableFuture.failedFuture(new IllegalStateException("injected: the mark read timed out"));
+			}
 			return CompletableFuture.completedFuture(Optional.ofNullable(this.marks.get(tag)));
 		}
 

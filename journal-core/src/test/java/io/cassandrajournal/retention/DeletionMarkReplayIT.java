@@ -42,6 +42,7 @@ import io.cassandrajournal.state.CassandraDurableStateStore;
 import io.cassandrajournal.testing.AccountEvent;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testing.DepositBalance;
+import io.cassandrajournal.testing.FaultInjectingSession;
 import io.cassandrajournal.testing.SettableClock;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
@@ -217,6 +218,37 @@ class DeletionMarkReplayIT {
 		ReplayResult replayed = result(replay, Duration.ofSeconds(10));
 		assertThat(seen).containsExactly(6L, 7L, 8L, 9L, 10L);
 		assertThat(replayed.crashGaps()).as("deleted during the wait, not a crash gap").isEmpty();
+		assertThat(replayed.deleted()).isEqualTo(new SequenceRange(1, 5));
+		assertThat(logsAbout(id, Level.WARN)).as("no crash-gap warning (and so no seal)").isEmpty();
+	}
+
+	/**
+	 * The mark is read again before every seal, not only after a wait (finding 23, Review, item 2): a replay that
+	 * read mark 1, then met the hole 2..5 with an old claim (sealed at once, no wait) used to seal it and report a
+	 * crash gap, although a deleteTo(5) had completed in between.
+	 */
+	@Test
+	void aDeleteToThatCompletesAfterTheReplayReadTheMarkIsReportedDeletedNotSealedAtOnce() {
+		SettableClock clock = new SettableClock(Instant.now());
+		CassandraJournalOptions options = options().withInFlightWait(Duration.ofSeconds(60)).withClock(clock);
+		CassandraJournal deleter = journal(options);
+		String id = "after-mark-" + UUID.randomUUID();
+		result(deleter.append(id, 0, deposits(10)));
+		result(deleter.deleteTo(id, 1));
+		// Every claim is old now: a hole among them is settled at once, without a wait.
+		clock.advance(Duration.ofSeconds(61));
+		FaultInjectingSession faults = new FaultInjectingSession(this.keyspace.session());
+		// The replay's first read of the mark (1) answers only after a deleteTo(5) completed.
+		faults.answerAfter(FaultInjectingSession.cqlContains("SELECT deleted_to FROM"), 0,
+				() -> deleter.deleteTo(id, 5));
+		CassandraJournal replaying = CassandraJournal.create(faults.session(), options, new JacksonEventSerializer());
+
+		List<Long> seen = new CopyOnWriteArrayList<>();
+		ReplayResult replayed = result(replaying.replayContiguous(id, 1, Long.MAX_VALUE, AccountEvent.class,
+				(event) -> seen.add(event.sequenceNr())), Duration.ofSeconds(10));
+		assertThat(faults.injected()).as("the deleteTo ran between the mark read and its answer").isEqualTo(1);
+		assertThat(seen).containsExactly(6L, 7L, 8L, 9L, 10L);
+		assertThat(replayed.crashGaps()).as("deleted before the seal, not a crash gap").isEmpty();
 		assertThat(replayed.deleted()).isEqualTo(new SequenceRange(1, 5));
 		assertThat(logsAbout(id, Level.WARN)).as("no crash-gap warning (and so no seal)").isEmpty();
 	}

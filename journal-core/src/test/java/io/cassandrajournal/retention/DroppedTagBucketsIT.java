@@ -29,6 +29,7 @@ import io.cassandrajournal.query.TagOffset;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.testing.AccountEvent;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
+import io.cassandrajournal.testing.FaultInjectingSession;
 import io.cassandrajournal.testing.SettableClock;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
@@ -128,6 +129,69 @@ class DroppedTagBucketsIT {
 				(e) -> streamed.add(e.event().sequenceNr())));
 		assertThat(streamed).containsExactly(5L, 6L);
 		assertThat(logsAbout(tag, Level.WARN)).hasSize(2);
+	}
+
+	/**
+	 * The drop mark is diagnostic: a failed read of it (one driver timeout) costs the query its report, not its
+	 * result. The streaming form used to fail after every event had been delivered, so a caller that retried
+	 * handled them twice (finding 23, Review, item 1).
+	 */
+	@Test
+	void aFailedReadOfTheDropMarkDoesNotFailTheTagQuery() {
+		SettableClock clock = new SettableClock(Instant.parse("2026-04-02T08:00:10Z"));
+		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(), bucketed(clock),
+				new JacksonEventSerializer());
+		String tag = "failed-mark-" + System.nanoTime();
+		String id = "failed-mark-" + UUID.randomUUID();
+		result(journal.append(id, 0, deposits(3, tag)));
+		clock.advance(Duration.ofMinutes(1));
+		FaultInjectingSession faults = new FaultInjectingSession(this.keyspace.session());
+		CassandraReadJournal query = CassandraReadJournal.create(journal, faults.session(), journal.options(),
+				new JacksonEventSerializer());
+
+		faults.failOnce("bucket < 0 LIMIT 1");
+		EventsPage<AccountEvent> page = result(
+				query.currentEventsByTag(TagFilter.tag(tag), TagOffset.START, 100, AccountEvent.class));
+		assertThat(faults.injected()).as("the mark read failed").isEqualTo(1);
+		assertThat(sequenceNrs(page)).containsExactly(1L, 2L, 3L);
+		assertThat(page.dropped()).isNull();
+
+		faults.failOnce("bucket < 0 LIMIT 1");
+		List<Long> streamed = new java.util.concurrent.CopyOnWriteArrayList<>();
+		TagOffset end = result(query.forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START, AccountEvent.class,
+				(e) -> streamed.add(e.event().sequenceNr())));
+		assertThat(faults.injected()).as("the mark read failed again").isEqualTo(2);
+		assertThat(streamed).as("each event once, and the call completes").containsExactly(1L, 2L, 3L);
+		assertThat(end.sequenceNr()).isEqualTo(3L);
+		assertThat(logsAbout(tag, Level.WARN)).as("one warning for the failed mark reads of the tag")
+			.singleElement()
+			.satisfies((e) -> assertThat(e.getFormattedMessage()).contains("drop mark"));
+	}
+
+	/** A filter naming two tags whose buckets were both dropped: each tag's dropped range is logged. */
+	@Test
+	void everyTagOfTheFilterOverItsMarkIsLogged() {
+		SettableClock clock = new SettableClock(Instant.parse("2026-04-03T08:00:10Z"));
+		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(), bucketed(clock),
+				new JacksonEventSerializer());
+		String first = "two-a-" + System.nanoTime();
+		String second = "two-b-" + System.nanoTime();
+		String id = "two-" + UUID.randomUUID();
+		result(journal.append(id, 0, deposits(1, first)));
+		result(journal.append(id, 1, deposits(1, second)));
+		clock.advance(Duration.ofMinutes(2));
+		result(journal.append(id, 2, deposits(1, first)));
+		clock.advance(Duration.ofMinutes(1));
+		Instant mark = Instant.parse("2026-04-03T08:01:00Z");
+		result(JournalCleanup.create(this.keyspace.session(), journal).dropTagBucketsBefore(mark));
+
+		EventsPage<AccountEvent> page = result(
+				query(journal).currentEventsByTag(TagFilter.any(first, second), TagOffset.START, 100, AccountEvent.class));
+		assertThat(sequenceNrs(page)).containsExactly(3L);
+		assertThat(page.dropped()).as("the first tag's range").isEqualTo(new DroppedTagRange(first, mark));
+		assertThat(logsAbout(first, Level.WARN)).as("one line per tag").hasSize(2)
+			.anySatisfy((e) -> assertThat(e.getFormattedMessage()).contains("'" + first + "' stamped before"))
+			.anySatisfy((e) -> assertThat(e.getFormattedMessage()).contains("'" + second + "' stamped before"));
 	}
 
 	@Test

@@ -193,6 +193,22 @@ public final class FaultInjectingSession {
 				null));
 	}
 
+	/**
+	 * Executes the next statement matching {@code which} (after {@code passing} matching ones went through) on the
+	 * node at once, then runs {@code meanwhile} and waits for it before the caller gets the statement's own answer:
+	 * something that happens between a read and the caller's use of its result (a deleteTo that completes just
+	 * after a replay read its mark, say), once.
+	 * @param which the statements to consider
+	 * @param passing matching statements to let through first
+	 * @param meanwhile what happens between the statement's execution and its answer
+	 */
+	public void answerAfter(Predicate<Statement<?>> which, int passing,
+			Supplier<? extends CompletionStage<?>> meanwhile) {
+		AtomicInteger seen = new AtomicInteger();
+		this.staged.add(new StagedFault(which.and((s) -> seen.getAndIncrement() >= passing), new AtomicInteger(1),
+				meanwhile, null));
+	}
+
 	private volatile long delayMillis;
 
 	public void heal() {
