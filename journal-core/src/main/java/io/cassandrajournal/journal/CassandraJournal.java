@@ -87,7 +87,7 @@ public final class CassandraJournal implements Journal {
 		this.options = options;
 		this.serializer = serializer;
 		this.statements = new JournalStatements(session, options);
-		this.writer = new AppendWriter(session, options, this.statements);
+		this.writer = new AppendWriter(session, options, this.statements, metrics);
 		this.reader = new EventReader(session, options, this.statements, serializer);
 		DeletionMarks marks = new DeletionMarks(session, options);
 		this.contiguous = new ContiguousReplay(session, options, this.reader, marks);
