@@ -28,6 +28,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.TagPartitions;
 import io.cassandrajournal.internal.TagPartitions.TagRow;
 import io.cassandrajournal.internal.TagSlices;
@@ -132,6 +133,45 @@ class TagCopyBatchIT {
 
 		long reported = reportedSize(written.getExecutionInfo().getWarnings());
 		assertThat(BatchBytes.tagRows(rows, index.copies(), ttlSeconds > 0)).isEqualTo(reported);
+	}
+
+	/**
+	 * The estimate that decides the single atomic batch (events, head and every tag row copy) against the size the
+	 * node reports for that batch, built as {@link AppendWriter} builds it.
+	 */
+	@ParameterizedTest
+	@CsvSource({ "5, 300, 1, true", "15, 200, 2, true", "12, 1000, 0, true", "10, 300, 1, false" })
+	void theEstimateOfAnAtomicBatchIsTheSizeTheNodeReports(int count, int payloadBytes, int tags, boolean head) {
+		JournalStatements statements = new JournalStatements(this.keyspace.session(), this.options);
+		TagPartitions index = TagPartitions.create(this.keyspace.session(), this.options);
+		String id = "atomic-" + System.nanoTime();
+		Set<String> all = new LinkedHashSet<>();
+		for (int t = 0; t < tags; t++) {
+			all.add("t" + t + "-\u00e9");
+		}
+		List<String> payloads = new ArrayList<>();
+		List<Set<String>> tagSets = new ArrayList<>();
+		List<TagRow> tagRows = new ArrayList<>();
+		BatchStatementBuilder batch = BatchStatement.builder(BatchType.LOGGED);
+		for (int i = 1; i <= count; i++) {
+			String payload = "{\"text\":\"" + "\u00e9".repeat(payloadBytes / 2) + "\"}";
+			payloads.add(payload);
+			tagSets.add(all);
+			batch.addStatement(statements.insertEvent.bind(id, 0L, (long) i, 1_000L, payload, all));
+			for (String tag : all) {
+				tagRows.add(new TagRow(tag, 1_000L, id, i, payload, all));
+			}
+		}
+		if (head) {
+			batch.addStatement(statements.setHead.bind((long) count, 1_000L, id));
+		}
+		result(index.inserts(tagRows)).forEach(batch::addStatement);
+
+		ResultSet written = this.keyspace.session().execute(batch.build());
+
+		long reported = reportedSize(written.getExecutionInfo().getWarnings());
+		assertThat(BatchBytes.events(payloads, tagSets, 1, head) + BatchBytes.tagRows(tagRows, index.copies(), false))
+			.isEqualTo(reported);
 	}
 
 	/**
