@@ -1,6 +1,5 @@
 package io.cassandrajournal.journal;
 
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -52,14 +51,12 @@ final class AppendWriter {
 	private static final Logger logger = LoggerFactory.getLogger(AppendWriter.class);
 
 	/**
-	 * The largest append (estimated by {@link #estimatedBytes}) written as one logged batch: under Cassandra's
+	 * The largest append (estimated by {@link BatchBytes}, as the node counts it) written as one logged batch: under
+	 * Cassandra's
 	 * default {@code batch_size_fail_threshold} of 50 KiB, above which a batch over more than one partition is
 	 * refused. Larger appends write their events first, then their tag rows.
 	 */
 	static final long ATOMIC_BATCH_MAX_BYTES = 48 * 1024;
-
-	/** Per row in {@link #estimatedBytes}: clustering, time stamps, cell headers. */
-	private static final int ROW_OVERHEAD_BYTES = 48;
 
 	private final CqlSession session;
 
@@ -79,13 +76,14 @@ final class AppendWriter {
 	/** Settles uncertain appends whose rows may land after a seal (finding 13, part 3); null when none can. */
 	private final @Nullable UncertainAppends uncertainAppends;
 
-	public AppendWriter(CqlSession session, CassandraJournalOptions options, JournalStatements statements) {
+	public AppendWriter(CqlSession session, CassandraJournalOptions options, JournalStatements statements,
+			JournalMetrics metrics) {
 		this.session = session;
 		this.options = options;
 		this.statements = statements;
 		this.tagIndex = options.useTagIndex() ? TagPartitions.create(session, options) : null;
-		this.tagCopies = (this.tagIndex != null && this.tagIndex.copies() > 1) ? new TagCopyWrites(session, this.tagIndex)
-				: null;
+		this.tagCopies = (this.tagIndex != null && this.tagIndex.copies() > 1)
+				? new TagCopyWrites(session, this.tagIndex, metrics, expiringTagRows()) : null;
 		if (options.lightweightTransactions() && !options.inFlightWait().isZero()
 				&& releaseBoundNanos(options) >= deadlineNanos(options.inFlightWait())) {
 			logger.warn("in-flight-wait ({}) is not above request-timeout ({}) plus claim-settle-time ({}): "
@@ -474,8 +472,9 @@ final class AppendWriter {
 				.run();
 		}
 		// The segment-aware index writes each tag row a second time (TagPartitions#copies).
-		if (estimatedBytes(byPartition, tagRows)
-				+ (tagIndex.copies() - 1) * estimatedBytes(Map.of(), tagRows) <= ATOMIC_BATCH_MAX_BYTES) {
+		if (BatchBytes.events(payloads, events.stream().map(EventToAppend::tags).toList(), byPartition.size(),
+				head != null)
+				+ BatchBytes.tagRows(tagRows, tagIndex.copies(), expiringTagRows()) <= ATOMIC_BATCH_MAX_BYTES) {
 			// The bucket list (bucketed layout) is its own step, before the batch: when it fails, the batch is never
 			// sent and no row of the range exists, whatever the failure says of the list's own row.
 			AtomicReference<List<BoundStatement>> tagInserts = new AtomicReference<>();
@@ -581,40 +580,8 @@ final class AppendWriter {
 			.build();
 	}
 
-	/**
-	 * An upper estimate of what Cassandra counts against {@code batch_size_fail_threshold}: every bound value
-	 * (keys included, which the server does not count) plus a row overhead.
-	 */
-	static long estimatedBytes(Map<Long, List<BatchableStatement<?>>> byPartition, List<TagPartitions.TagRow> tagRows) {
-		long bytes = 0;
-		for (List<BatchableStatement<?>> statements : byPartition.values()) {
-			for (BatchableStatement<?> statement : statements) {
-				if (statement instanceof BoundStatement bound) {
-					for (int i = 0; i < bound.size(); i++) {
-						ByteBuffer value = bound.getBytesUnsafe(i);
-						bytes += (value != null) ? value.remaining() : 0;
-					}
-				}
-				bytes += ROW_OVERHEAD_BYTES;
-			}
-		}
-		for (TagPartitions.TagRow row : tagRows) {
-			bytes += ROW_OVERHEAD_BYTES + utf8Length(row.payload()) + utf8Length(row.persistenceId()) + 16;
-			for (String tag : row.tags()) {
-				bytes += utf8Length(tag) + 4;
-			}
-			bytes += utf8Length(row.tag());
-		}
-		return bytes;
-	}
-
-	private static long utf8Length(String text) {
-		long length = 0;
-		for (int i = 0; i < text.length(); i++) {
-			char c = text.charAt(i);
-			length += (c < 0x80) ? 1 : (c < 0x800 || Character.isSurrogate(c)) ? 2 : 3;
-		}
-		return length;
+	private boolean expiringTagRows() {
+		return !this.options.tagIndexTtl().isZero();
 	}
 
 	/** Cassandra's answer to a batch over {@code batch_size_fail_threshold}: "Batch too large". */

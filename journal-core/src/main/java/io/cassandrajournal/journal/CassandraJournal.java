@@ -87,7 +87,7 @@ public final class CassandraJournal implements Journal {
 		this.options = options;
 		this.serializer = serializer;
 		this.statements = new JournalStatements(session, options);
-		this.writer = new AppendWriter(session, options, this.statements);
+		this.writer = new AppendWriter(session, options, this.statements, metrics);
 		this.reader = new EventReader(session, options, this.statements, serializer);
 		DeletionMarks marks = new DeletionMarks(session, options);
 		this.contiguous = new ContiguousReplay(session, options, this.reader, marks);
@@ -128,13 +128,17 @@ public final class CassandraJournal implements Journal {
 	}
 
 	/**
-	 * Records the layout settings (use-tag-index, tag-index-table, tag-bucketing, partition-size,
+	 * Records the layout settings (use-tag-index, tag-index-table, tag-bucketing, tag-slice-groups, partition-size,
 	 * persistence-id-buckets) in {@code <eventsTable>_layout} on the first call against a keyspace, and on every
 	 * later call refuses settings that differ: instances with different layouts silently miss or misread each
 	 * other's events. The Spring Boot starter calls it at start-up; call it once at start-up when using the core
-	 * alone. A keyspace that has events but no record (an older version, the reference implementation) gets this
-	 * instance's settings recorded, with a warning. To change a setting deliberately (turning the tag index on
-	 * before a backfill, more persistenceId buckets), stop every instance and update or delete the record.
+	 * alone. A record that lacks settings (written by an older version) gets them added by a lightweight
+	 * transaction, then compared: a setting whose absence has a meaning is added with that meaning
+	 * (tag-slice-groups: 0, no sliced copies), so an instance configured otherwise is refused; the others with this
+	 * instance's value. A keyspace that has events but no record (an older version, the reference implementation)
+	 * gets this instance's settings recorded, with tag-slice-groups 0, and a warning. To change a setting
+	 * deliberately (turning the tag index on before a backfill, more persistenceId buckets, tag-slice-groups after
+	 * a backfill), stop every instance and update or delete the record.
 	 * @param session an open session
 	 * @param options this instance's options
 	 * @throws io.cassandrajournal.JournalLayoutMismatchException naming every setting that differs, with both

@@ -39,4 +39,16 @@ public interface JournalMetrics {
 	default void replayed(long events, Duration took) {
 	}
 
+	/**
+	 * The node refused a logged batch of tag row copies as too large ({@code batch_size_fail_threshold}) on the
+	 * events-then-tags path of the segment-aware tag index: a batch of several rows is then split in halves, each
+	 * sent as its own logged batch (the copies of every row stay together); a single row is written as separate
+	 * copies, which may disagree if that write then fails.
+	 * @param rows the tag rows in the refused batch
+	 * @param separateCopies whether the rows are now written as separate copies (a single row); else the batch was
+	 * split in halves
+	 */
+	default void tagCopiesBatchRefused(int rows, boolean separateCopies) {
+	}
+
 }

@@ -2,12 +2,17 @@ package io.cassandrajournal.journal;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import com.datastax.oss.driver.api.core.CqlIdentifier;
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.DriverTimeoutException;
 import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.servererrors.WriteTimeoutException;
+import com.datastax.oss.driver.internal.core.util.concurrent.CompletableFutures;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +32,8 @@ import io.cassandrajournal.internal.TableDefinition.Column;
  * our own, {@code <eventsTable>_layout}, one row; the TypeScript implementation neither reads nor writes it.
  * The first start records with a lightweight transaction, so two first starts agree on one record; a setting the
  * record lacks (it was written by a version before the setting existed) is added the same way by the first start
- * that knows it, and checked from then on.
+ * that knows it, with the value its absence meant ({@code tag-slice-groups}: 0) where there is one, and checked from
+ * then on.
  */
 final class LayoutRecord {
 
@@ -77,11 +83,14 @@ final class LayoutRecord {
 
 	/**
 	 * Records this instance's layout if none is recorded yet, else compares, after adding the settings the record
-	 * lacks (a record of an older version) with this instance's values.
+	 * lacks (a record of an older version): with the value their absence implies where there is one
+	 * ({@link #IMPLIED_BY_ABSENCE}), else this instance's. A keyspace with events but no record gets the implied
+	 * values too.
 	 * @param session the session
 	 * @param options the journal options
 	 * @throws JournalLayoutMismatchException if a recorded setting differs
-	 * @throws io.cassandrajournal.JournalSchemaException if the table is missing and may not be created
+	 * @throws io.cassandrajournal.JournalSchemaException if the table is missing and may not be created, or the
+	 * record still lacks settings after one round of additions per setting
 	 */
 	static void check(CqlSession session, CassandraJournalOptions options) {
 		String keyspace = options.requireKeyspace();
@@ -103,54 +112,89 @@ final class LayoutRecord {
 			if (hadEvents) {
 				checkPartitionSize(session, statements, keyspace, options);
 			}
+			// Events written without a record come from a version before the record, or from the TypeScript
+			// implementation: neither wrote what the settings with an implied value add (review of S1).
+			Map<String, String> toRecord = hadEvents ? implied(configured, configured.keySet()) : configured;
 			Row result = session.execute(statements.conditional("INSERT INTO " + table
 					+ " (id, settings, recorded_at) VALUES (?, ?, toTimestamp(now())) IF NOT EXISTS")
-				.bind(KEY, configured)).one();
+				.bind(KEY, toRecord)).one();
 			if (result != null && result.getBoolean("[applied]")) {
 				if (hadEvents) {
 					logger.warn("The journal in keyspace {} has events but no layout record (written by an older version "
-							+ "or another implementation): recorded this instance's layout {} in {}; if the events were "
+							+ "or another implementation): recorded the layout {} in {}; if the events were "
 							+ "written with other settings, stop, correct the properties and the record, and start again",
-							keyspace, configured, table);
+							keyspace, toRecord, table);
 				}
 				else {
-					logger.info("Recorded the journal's layout {} in {}", configured, table);
+					logger.info("Recorded the journal's layout {} in {}", toRecord, table);
 				}
+				// An instance configured otherwise than what was recorded (tag-slice-groups) is refused below.
+				compare(table, toRecord, configured);
 				return;
 			}
 			recorded = result;
 		}
 		Map<String, String> settings = recorded.getMap("settings", String.class, String.class);
-		for (int additions = 0;; additions++) {
+		// Each round adds every missing setting, or reads back another start's addition of at least one of them.
+		for (int additions = 0; additions <= configured.size(); additions++) {
 			// A value the record holds decides first: a start that differs in one adds nothing.
 			compare(table, settings, configured);
-			Map<String, String> missing = new LinkedHashMap<>(configured);
-			missing.keySet().removeAll(settings.keySet());
-			if (missing.isEmpty() || additions == MAX_ADDITIONS) {
+			Set<String> missing = new LinkedHashSet<>(configured.keySet());
+			missing.removeAll(settings.keySet());
+			if (missing.isEmpty()) {
 				return;
 			}
-			settings = addMissing(session, statements, table, missing);
+			if (additions < configured.size()) {
+				settings = addMissing(session, statements, table, meantByOldRecord(configured, missing));
+			}
 		}
+		Set<String> missing = new LinkedHashSet<>(configured.keySet());
+		missing.removeAll(settings.keySet());
+		throw new io.cassandrajournal.JournalSchemaException("The journal's layout record in " + table + " still lacks "
+				+ missing + " after " + configured.size() + " additions (is something removing them?); nothing was "
+				+ "started: check the record and start again");
 	}
 
 	/**
-	 * Rounds of {@link #addMissing} per start: another start may add some of the missing settings in between (and
-	 * win); what is left after these rounds is added by the next start.
+	 * @return the settings of {@code keys}, each with the value its absence implies if it has one
+	 * ({@link #IMPLIED_BY_ABSENCE}), else this instance's
 	 */
-	private static final int MAX_ADDITIONS = 3;
+	private static Map<String, String> implied(Map<String, String> configured, Set<String> keys) {
+		Map<String, String> values = new LinkedHashMap<>();
+		for (String key : keys) {
+			values.put(key, IMPLIED_BY_ABSENCE.getOrDefault(key, configured.get(key)));
+		}
+		return values;
+	}
+
+	/**
+	 * @return the settings of {@code keys} a record of an older version lacks, each with the value its absence meant
+	 * there ({@link #IMPLIED_BY_ABSENCE}, then {@link #RECORDED_BEFORE}), else this instance's
+	 */
+	private static Map<String, String> meantByOldRecord(Map<String, String> configured, Set<String> keys) {
+		Map<String, String> values = new LinkedHashMap<>();
+		for (String key : keys) {
+			values.put(key, IMPLIED_BY_ABSENCE.getOrDefault(key, RECORDED_BEFORE.getOrDefault(key, configured.get(key))));
+		}
+		return values;
+	}
 
 	/**
 	 * What a record written before a setting existed meant by its absence: the value every instance of that time
-	 * behaved as if configured with. A setting added with another value is worth a warning.
+	 * behaved as if configured with. It is what gets added, whatever this instance has, and then compared: an
+	 * instance with another value is refused, as for any recorded setting (review of S1: the first start of a rolling
+	 * upgrade used to record its own value while the instances still on the older version went on without it).
 	 */
 	private static final Map<String, String> IMPLIED_BY_ABSENCE = Map.of("tag-slice-groups", "0");
 
 	/**
-	 * Adds the settings the record lacks (written by an older version, or edited by hand) with this instance's
-	 * values, in one lightweight transaction conditional on each being absent, so that of two starts adding
-	 * different values exactly one wins; then reads the record again (review S1 of the segment-aware tag index:
-	 * before, a missing setting was taken as configured by every start and never recorded, so instances with
-	 * different {@code tag-slice-groups} ran side by side).
+	 * Adds the settings the record lacks (written by an older version, or edited by hand), in one lightweight
+	 * transaction conditional on each being absent, so that of two starts adding different values exactly one wins;
+	 * then reads the record again (review S1 of the segment-aware tag index: before, a missing setting was taken as
+	 * configured by every start and never recorded, so instances with different {@code tag-slice-groups} ran side by
+	 * side). A timeout leaves the outcome unknown (the proposal may still complete): the serial read that follows
+	 * completes or discards it, and the caller compares what it finds.
+	 * @param missing the settings to add, with the values to add
 	 * @return the record's settings after the addition, whoever made it
 	 */
 	private static Map<String, String> addMissing(CqlSession session, JournalStatements.Statements statements,
@@ -161,24 +205,32 @@ final class LayoutRecord {
 			cql.append((values.size() > 2) ? " AND " : "").append("settings[?] = null");
 			values.add(setting);
 		}
-		boolean applied = session.execute(statements.conditional(cql.toString()).bind(values.toArray())).wasApplied();
+		boolean applied;
+		try {
+			// Asynchronous and waited for, as every journal write is sent (a test session injects faults there).
+			applied = CompletableFutures
+				.getUninterruptibly(session.executeAsync(statements.conditional(cql.toString()).bind(values.toArray())))
+				.wasApplied();
+		}
+		catch (WriteTimeoutException | DriverTimeoutException ex) {
+			logger.info("Adding {} to the journal's layout record in {} timed out ({}); reading the record back",
+					missing, table, ex.getMessage());
+			applied = false;
+		}
 		Row reread = session.execute(statements.serialRead("SELECT settings FROM " + table + " WHERE id = ?").bind(KEY))
 			.one();
 		Map<String, String> settings = (reread != null) ? reread.getMap("settings", String.class, String.class)
 				: Map.of();
 		if (applied) {
 			Map<String, String> unexpected = new LinkedHashMap<>(missing);
-			unexpected.entrySet().removeIf((e) -> e.getValue().equals(IMPLIED_BY_ABSENCE.get(e.getKey())));
+			unexpected.entrySet()
+				.removeIf((e) -> e.getValue().equals(IMPLIED_BY_ABSENCE.getOrDefault(e.getKey(), RECORDED_BEFORE.get(e.getKey()))));
 			if (unexpected.isEmpty()) {
 				logger.info("Added {} to the journal's layout record in {} (it predates them)", missing, table);
 			}
 			else {
-				logger.warn("The journal's layout record in {} lacked {} (written by an older version, or edited): "
-						+ "recorded this instance's {}, of which {} differ from what an older version did; every instance "
-						+ "must now be started with these values. Rows written before were written without them (an older "
-						+ "version writes no segment-aware tag index rows: copy them with TagIndexBackfill), and instances "
-						+ "of a version that does not know a setting do not check it: upgrade them all before changing it",
-						table, missing.keySet(), missing, unexpected.keySet());
+				logger.warn("The journal's layout record in {} lacked {} (edited by hand?): recorded this instance's {}; "
+						+ "every instance must now be started with these values", table, unexpected.keySet(), missing);
 			}
 		}
 		return settings;

@@ -14,7 +14,9 @@ import io.micrometer.core.instrument.Timer;
  * <li>{@code journal.events.appended} (counter): events stored;</li>
  * <li>{@code journal.append.conflicts} (counter): appends that lost the race for their sequence range;</li>
  * <li>{@code journal.append.failures} (counter): appends that failed otherwise;</li>
- * <li>{@code journal.replays} (timer) and {@code journal.replay.events} (summary): replays and their size.</li>
+ * <li>{@code journal.replays} (timer) and {@code journal.replay.events} (summary): replays and their size;</li>
+ * <li>{@code journal.tag.copies.refused} (counter, tag {@code outcome}: {@code split} or {@code separate-copies}):
+ * logged batches of tag row copies the node refused as too large ({@link #tagCopiesBatchRefused}).</li>
  * </ul>
  */
 public final class MicrometerJournalMetrics implements JournalMetrics {
@@ -31,6 +33,10 @@ public final class MicrometerJournalMetrics implements JournalMetrics {
 
 	private final DistributionSummary replayEvents;
 
+	private final Counter tagCopiesSplit;
+
+	private final Counter tagCopiesSeparate;
+
 	/** @param registry where the meters go */
 	public MicrometerJournalMetrics(MeterRegistry registry) {
 		this.appends = Timer.builder("journal.appends").description("Successful appends").publishPercentileHistogram()
@@ -45,6 +51,14 @@ public final class MicrometerJournalMetrics implements JournalMetrics {
 		this.replays = Timer.builder("journal.replays").description("Replays of one persistenceId").register(registry);
 		this.replayEvents = DistributionSummary.builder("journal.replay.events")
 			.description("Events delivered per replay")
+			.register(registry);
+		this.tagCopiesSplit = Counter.builder("journal.tag.copies.refused")
+			.description("Logged batches of tag row copies refused as too large")
+			.tag("outcome", "split")
+			.register(registry);
+		this.tagCopiesSeparate = Counter.builder("journal.tag.copies.refused")
+			.description("Logged batches of tag row copies refused as too large")
+			.tag("outcome", "separate-copies")
 			.register(registry);
 	}
 
@@ -68,6 +82,11 @@ public final class MicrometerJournalMetrics implements JournalMetrics {
 	public void replayed(long events, Duration took) {
 		this.replays.record(took);
 		this.replayEvents.record(events);
+	}
+
+	@Override
+	public void tagCopiesBatchRefused(int rows, boolean separateCopies) {
+		(separateCopies ? this.tagCopiesSeparate : this.tagCopiesSplit).increment();
 	}
 
 }

@@ -23,6 +23,7 @@ import io.cassandrajournal.JournalLayoutMismatchException;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
+import io.cassandrajournal.testing.FaultInjectingSession;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
 
@@ -122,29 +123,48 @@ class LayoutRecordIT {
 	/**
 	 * Review S1 of the segment-aware tag index: a record written before {@code tag-slice-groups} existed lacks the
 	 * key; every start used to take it as configured and never record it, so instances with 0, 16 and 32 ran side
-	 * by side (16 and 32 write different tables, 0 writes none: segment feeds miss events). The first start now adds
-	 * its value to the record, and the next one with another value is refused.
+	 * by side (16 and 32 write different tables, 0 writes none: segment feeds miss events). Its absence means what
+	 * the older version did, 0 (no sliced copies): that value is added, so a start with 16 (the first instance of a
+	 * rolling upgrade, while the old ones keep writing no sliced copies) is refused, and one with 0 starts (review
+	 * of S1: the first start used to record its own 16).
 	 */
 	@Test
-	void aSettingTheRecordLacksIsAddedByTheFirstStartAndHoldsForTheNext(TestKeyspace keyspace) {
+	void aRecordLackingTagSliceGroupsHoldsZeroAndRefusesAStartWithSixteen(TestKeyspace keyspace) {
 		CassandraJournalOptions sliced16 = options(keyspace, "old_record_events").withUseTagIndex(true)
 			.withTagSliceGroups(16);
 		recordWithout(keyspace, "old_record_events", sliced16, "tag-slice-groups");
 
-		CassandraJournal.verifyLayout(keyspace.session(), sliced16);
+		assertThatExceptionOfType(JournalLayoutMismatchException.class)
+			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), sliced16))
+			.satisfies((ex) -> assertThat(ex.mismatches()).containsExactly(
+					new JournalLayoutMismatchException.Mismatch("tag-slice-groups", "0", "16")));
 
-		assertThat(recorded(keyspace, "old_record_events")).as("the first start added its value")
-			.containsEntry("tag-slice-groups", "16")
-			.containsAllEntriesOf(LayoutRecord.layout(sliced16));
+		assertThat(recorded(keyspace, "old_record_events")).as("the value the older version wrote with")
+			.containsEntry("tag-slice-groups", "0")
+			.containsAllEntriesOf(LayoutRecord.layout(sliced16.withTagSliceGroups(0)));
+		CassandraJournal.verifyLayout(keyspace.session(), sliced16.withTagSliceGroups(0));
 		assertThatExceptionOfType(JournalLayoutMismatchException.class)
 			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), sliced16.withTagSliceGroups(32)))
 			.satisfies((ex) -> assertThat(ex.mismatches()).containsExactly(
-					new JournalLayoutMismatchException.Mismatch("tag-slice-groups", "16", "32")));
-		assertThatExceptionOfType(JournalLayoutMismatchException.class)
-			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), sliced16.withTagSliceGroups(0)))
-			.satisfies((ex) -> assertThat(ex.mismatches()).containsExactly(
-					new JournalLayoutMismatchException.Mismatch("tag-slice-groups", "16", "0")));
-		CassandraJournal.verifyLayout(keyspace.session(), sliced16);
+					new JournalLayoutMismatchException.Mismatch("tag-slice-groups", "0", "32")));
+	}
+
+	/**
+	 * Review of S1: the lightweight transaction adding a missing setting timed out on the server although it
+	 * applied (the outcome of a CAS write timeout is unknown); the start used to fail. It now reads the record again
+	 * (a serial read, which completes a pending proposal) and compares.
+	 */
+	@Test
+	void anAdditionWhoseOutcomeIsUnknownIsReadBackInsteadOfFailingTheStart(TestKeyspace keyspace) {
+		CassandraJournalOptions options = options(keyspace, "unknown_add_events").withPersistenceIdBuckets(3);
+		recordWithout(keyspace, "unknown_add_events", options, "persistence-id-buckets");
+		FaultInjectingSession faults = new FaultInjectingSession(keyspace.session());
+		faults.applyThenTimeOut(FaultInjectingSession.cqlContaining("SET settings = settings +"), 1);
+
+		CassandraJournal.verifyLayout(faults.session(), options);
+
+		assertThat(faults.injected()).isEqualTo(1);
+		assertThat(recorded(keyspace, "unknown_add_events")).isEqualTo(LayoutRecord.layout(options));
 	}
 
 	@Test
@@ -173,14 +193,15 @@ class LayoutRecordIT {
 	void twoConcurrentStartsAddingAMissingSettingAgreeOnOneValue(TestKeyspace keyspace) throws Exception {
 		for (int round = 0; round < 5; round++) {
 			String events = "add_race" + round + "_events";
-			CassandraJournalOptions a = options(keyspace, events).withUseTagIndex(true).withTagSliceGroups(16);
-			CassandraJournalOptions b = a.withTagSliceGroups(32);
-			recordWithout(keyspace, events, a, "tag-slice-groups");
+			// A setting without an implied value (tag-slice-groups has one: 0, added whatever the start has).
+			CassandraJournalOptions a = options(keyspace, events).withPersistenceIdBuckets(2);
+			CassandraJournalOptions b = a.withPersistenceIdBuckets(3);
+			recordWithout(keyspace, events, a, "persistence-id-buckets");
 			List<String> outcomes = startConcurrently(keyspace, List.of(a, b));
 			assertThat(outcomes).as("round " + round + ": exactly one of two starts adding different values wins")
 				.containsExactlyInAnyOrder("started", "refused");
-			String winner = (outcomes.get(0).equals("started")) ? "16" : "32";
-			assertThat(recorded(keyspace, events)).containsEntry("tag-slice-groups", winner);
+			String winner = (outcomes.get(0).equals("started")) ? "2" : "3";
+			assertThat(recorded(keyspace, events)).containsEntry("persistence-id-buckets", winner);
 		}
 	}
 
@@ -265,6 +286,27 @@ class LayoutRecordIT {
 		assertThat(recorded).containsEntry("persistence-id-buckets", "2").containsEntry("use-tag-index", "false");
 		assertThatExceptionOfType(JournalLayoutMismatchException.class)
 			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), options.withPersistenceIdBuckets(1)));
+	}
+
+	/**
+	 * Review of S1: events but no record were written by a version before the record, or by the TypeScript
+	 * implementation, neither of which writes sliced copies: the record gets {@code tag-slice-groups} 0 whatever
+	 * the first start has, and a start with 16 is refused.
+	 */
+	@Test
+	void aJournalWithEventsButNoRecordRecordsNoSlicedCopiesAndRefusesSixteen(TestKeyspace keyspace) {
+		CassandraJournalOptions old = options(keyspace, "legacy_tagged_events").withUseTagIndex(true);
+		CassandraJournal journal = CassandraJournal.create(keyspace.session(), old, new JacksonEventSerializer());
+		result(journal.append("legacy-tagged-1", 0, List.of(EventToAppend.of(new Deposited(1), "t"))));
+		CassandraJournalOptions sliced16 = old.withTagSliceGroups(16);
+
+		assertThatExceptionOfType(JournalLayoutMismatchException.class)
+			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), sliced16))
+			.satisfies((ex) -> assertThat(ex.mismatches()).containsExactly(
+					new JournalLayoutMismatchException.Mismatch("tag-slice-groups", "0", "16")));
+
+		assertThat(recorded(keyspace, "legacy_tagged_events")).isEqualTo(LayoutRecord.layout(old));
+		CassandraJournal.verifyLayout(keyspace.session(), old);
 	}
 
 	@Test

@@ -2,7 +2,6 @@ package io.cassandrajournal.journal;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
@@ -13,7 +12,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * How the tag rows of an append written events first are cut into logged batches holding every copy of a row:
- * in order, each batch under {@link AppendWriter#ATOMIC_BATCH_MAX_BYTES} with its copies, a row too large for that
+ * in order, each batch under {@link AppendWriter#ATOMIC_BATCH_MAX_BYTES} with its copies (as {@link BatchBytes}
+ * counts them), a row too large for that
  * alone in its batch.
  */
 class TagCopyWritesTest {
@@ -23,7 +23,7 @@ class TagCopyWritesTest {
 	}
 
 	private static long bytes(List<TagRow> rows, int copies) {
-		return copies * AppendWriter.estimatedBytes(Map.of(), rows);
+		return BatchBytes.tagRows(rows, copies, false);
 	}
 
 	@Test
@@ -32,7 +32,7 @@ class TagCopyWritesTest {
 		for (int i = 1; i <= 20; i++) {
 			rows.add(row(i, 3_000));
 		}
-		List<List<TagRow>> batches = TagCopyWrites.batches(rows, 2);
+		List<List<TagRow>> batches = TagCopyWrites.batches(rows, 2, false);
 
 		assertThat(batches).hasSizeGreaterThan(1);
 		assertThat(batches.stream().flatMap(List::stream).toList()).containsExactlyElementsOf(rows);
@@ -51,9 +51,9 @@ class TagCopyWritesTest {
 	void aRowTooLargeForOneBatchWithItsCopiesGoesAlone() {
 		List<TagRow> rows = List.of(row(1, 100), row(2, 30_000), row(3, 100));
 
-		assertThat(TagCopyWrites.batches(rows, 2)).containsExactly(List.of(rows.get(0)), List.of(rows.get(1)),
+		assertThat(TagCopyWrites.batches(rows, 2, false)).containsExactly(List.of(rows.get(0)), List.of(rows.get(1)),
 				List.of(rows.get(2)));
-		assertThat(TagCopyWrites.batches(rows, 1)).containsExactly(rows);
+		assertThat(TagCopyWrites.batches(rows, 1, false)).containsExactly(rows);
 	}
 
 }
