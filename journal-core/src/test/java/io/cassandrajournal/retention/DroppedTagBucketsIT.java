@@ -7,14 +7,11 @@ import java.util.List;
 import java.util.UUID;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.TagBucketing;
@@ -30,6 +27,7 @@ import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.testing.AccountEvent;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testing.FaultInjectingSession;
+import io.cassandrajournal.testing.JournalLogs;
 import io.cassandrajournal.testing.SettableClock;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
@@ -48,27 +46,21 @@ class DroppedTagBucketsIT {
 
 	private TestKeyspace keyspace;
 
-	private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
-
-	private final Logger journalLogger = (Logger) LoggerFactory.getLogger("io.cassandrajournal");
+	private JournalLogs logs;
 
 	@BeforeAll
 	void keyspace(TestKeyspace keyspace) {
 		this.keyspace = keyspace;
-		this.logs.start();
-		this.journalLogger.addAppender(this.logs);
+		this.logs = JournalLogs.capture();
 	}
 
 	@AfterAll
 	void detach() {
-		this.journalLogger.detachAppender(this.logs);
+		this.logs.close();
 	}
 
 	private List<ILoggingEvent> logsAbout(String what, Level level) {
-		return List.copyOf(this.logs.list)
-			.stream()
-			.filter((e) -> e.getLevel() == level && e.getFormattedMessage().contains(what))
-			.toList();
+		return this.logs.about(what, level);
 	}
 
 	private static List<EventToAppend> deposits(int count, String tag) {
