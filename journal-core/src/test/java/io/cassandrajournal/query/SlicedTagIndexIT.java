@@ -301,7 +301,7 @@ class SlicedTagIndexIT {
 		assertThat(session().execute(SimpleStatement.newInstance("SELECT count(*) FROM " + this.keyspace.name()
 				+ ".events WHERE persistence_id = ? AND partition_nr = 0", id)).one().getLong(0))
 			.as("the events were written").isEqualTo(20);
-		int slice = TagSlices.sliceOf(id);
+		int slice = TagSlices.sliceOf(this.options.sliceHash(), id);
 		List<String> whole = drain(this.query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, NO_WINDOWS)).stream()
 			.map(SlicedTagIndexIT::key)
 			.toList();
@@ -309,7 +309,7 @@ class SlicedTagIndexIT {
 				slice)).stream().map(SlicedTagIndexIT::key).toList();
 		assertThat(segment).as("the segment feed of the entity's slice against the whole-tag feed")
 			.containsExactlyElementsOf(whole);
-		assertThat(groupRows(tag, TagSlices.groupOf(id, GROUPS))).isEqualTo(whole.size());
+		assertThat(groupRows(tag, TagSlices.groupOf(this.options.sliceHash(), id, GROUPS))).isEqualTo(whole.size());
 	}
 
 	@Test
@@ -326,14 +326,14 @@ class SlicedTagIndexIT {
 				NO_WINDOWS));
 		assertThat(whole).hasSize(21);
 		for (String id : List.of(many, huge)) {
-			int slice = TagSlices.sliceOf(id);
+			int slice = TagSlices.sliceOf(this.options.sliceHash(), id);
 			assertThat(drain(this.query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, NO_WINDOWS, slice, slice))
 				.stream()
 				.map(SlicedTagIndexIT::key)
 				.filter((key) -> key.startsWith(id + "#"))
 				.toList()).as(id).hasSize(id.equals(many) ? 20 : 1);
 		}
-		int slice = TagSlices.sliceOf(huge);
+		int slice = TagSlices.sliceOf(this.options.sliceHash(), huge);
 		assertThat(drain(this.query.liveEventsByTag(TagFilter.tag(tag + "-2"), TagOffset.START, NO_WINDOWS, slice,
 				slice))).hasSize(1);
 	}
