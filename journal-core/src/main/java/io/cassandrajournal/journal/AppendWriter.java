@@ -399,7 +399,9 @@ final class AppendWriter {
 				: this.statements.claimNext.bind(expected, this.options.clock().millis(), persistenceId, claimed);
 		CompletionStage<AsyncResultSet> release = this.session.executeAsync(statement.setTimeout(timeout));
 		return release.handle((rs, error) -> {
-			if (error == null && !rs.wasApplied() && releasedBefore(rs.one(), expected)) {
+			// wasApplied() before one(): the driver refuses it once the row is consumed.
+			boolean applied = error == null && rs.wasApplied();
+			if (error == null && !applied && releasedBefore(rs.one(), expected)) {
 				logger.debug("Release of claim {} on '{}' found the head at {}: an earlier attempt of it applied",
 						claimed, persistenceId, expected);
 				return true;
@@ -410,11 +412,11 @@ final class AppendWriter {
 						Errors.unwrap(cause).getMessage(), claimed, Errors.unwrap(error).getMessage(), expected + 1,
 						claimed);
 			}
-			else if (!rs.wasApplied()) {
+			else if (!applied) {
 				logger.warn("Append to '{}' failed and its claim {} was already moved on by another writer; not released",
 						persistenceId, claimed);
 			}
-			return error == null && rs.wasApplied();
+			return applied;
 		});
 	}
 

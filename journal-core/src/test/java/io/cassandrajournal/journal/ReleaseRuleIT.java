@@ -3,6 +3,7 @@ package io.cassandrajournal.journal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.datastax.oss.driver.api.core.cql.BatchStatement;
@@ -24,6 +25,7 @@ import static io.cassandrajournal.testing.JournalFixture.newId;
 import static io.cassandrajournal.testing.JournalFixture.releasing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The tests finding 21 of docs/reliability.md names as missing for the writer's rules around the seal: the release
@@ -156,6 +158,30 @@ class ReleaseRuleIT {
 		faults.heal();
 		assertThat(result(journal.highestSequenceNr(first))).as("released").isZero();
 		assertThat(result(journal.append(first, 0, deposit(1))).firstSequenceNr()).isEqualTo(1);
+	}
+
+	/**
+	 * A release that finds another writer's claim above this append's (the head moved on while its write was
+	 * failing) is not applied: the range stays claimed and the append is reported uncertain with it. Found by the
+	 * fault run after the re-sent-release change above: the release's answer was read as "not applied" after its row
+	 * was consumed, which the driver refuses (IllegalStateException instead of JournalWriteUncertainException).
+	 */
+	@Test
+	void aReleaseFindingAnotherWritersClaimKeepsTheRange() {
+		FaultInjectingSession faults = new FaultInjectingSession(this.fixture.session());
+		CassandraJournal journal = journal(faults.session(), releasing(this.fixture.options(), Duration.ofSeconds(4)));
+		CassandraJournal other = journal(this.fixture.session(), releasing(this.fixture.options(), Duration.ofSeconds(4)));
+		String id = newId();
+		result(journal.append(id, 0, deposit(1)));
+		failBatchAfter(faults, Duration.ofMillis(1000));
+		CompletableFuture<AppendResult> failing = journal.append(id, 1, deposit(2)).toCompletableFuture();
+		await().alias("the failing append's claim of 2").atMost(Duration.ofSeconds(5))
+			.until(() -> result(other.highestSequenceNr(id)) == 2);
+		result(other.append(id, 2, deposit(3)));
+		assertThatExceptionOfType(JournalWriteUncertainException.class).isThrownBy(() -> result(failing))
+			.satisfies((ex) -> assertThat(ex.firstSequenceNr()).isEqualTo(2));
+		faults.heal();
+		assertThat(result(journal.highestSequenceNr(id))).isEqualTo(3);
 	}
 
 	/** The logged batch's first attempt fails {@code after} it is sent; its retries fail at once. */
