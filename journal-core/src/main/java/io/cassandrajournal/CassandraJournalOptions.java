@@ -87,6 +87,9 @@ public final class CassandraJournalOptions {
 
 	private final Duration startupWait;
 
+	/** The shortest in-flight wait above zero ({@link #withInFlightWait}). */
+	private static final Duration MIN_IN_FLIGHT_WAIT = Duration.ofMillis(100);
+
 	private final Duration inFlightWait;
 
 	private final Duration claimSettleTime;
@@ -459,13 +462,23 @@ public final class CassandraJournalOptions {
 	 * by entity loads and entity projections (a range deletion, so its batch never appears later), stepped over
 	 * and logged. An append whose rows complete later than this after its claim reports
 	 * {@link io.cassandrajournal.journal.JournalWriteUncertainException}. Zero never waits and never seals (the
-	 * behaviour of plain replays). Assumes writers' clocks agree to well within this bound
+	 * behaviour of plain replays); other values under 100 ms are refused (the writer's deadline, this less a margin,
+	 * would leave appends no time). A claim whose writes fail is released only while its release cannot apply past
+	 * the writer's deadline: sent with a request timeout of what is left of the wait after {@link #claimSettleTime()}
+	 * and a margin, at most {@link #requestTimeout()}, and not sent with less than 500 ms (the append then fails with
+	 * {@link io.cassandrajournal.journal.JournalWriteUncertainException}, its numbers a gap); keep this well above the
+	 * settle time. Assumes writers' clocks agree to well within this bound
 	 * @return new options
 	 */
 	public CassandraJournalOptions withInFlightWait(Duration inFlightWait) {
 		Objects.requireNonNull(inFlightWait, "inFlightWait");
 		if (inFlightWait.isNegative()) {
 			throw new IllegalArgumentException("inFlightWait must not be negative, was " + inFlightWait);
+		}
+		if (!inFlightWait.isZero() && inFlightWait.compareTo(MIN_IN_FLIGHT_WAIT) < 0) {
+			// The writer's deadline is the wait less a margin of at least 5 ms: a shorter wait makes every append late.
+			throw new IllegalArgumentException("inFlightWait must be zero (no waits, no seals) or at least 100ms, was "
+					+ inFlightWait);
 		}
 		return with((v) -> v.inFlightWait = inFlightWait);
 	}
@@ -478,9 +491,10 @@ public final class CassandraJournalOptions {
 	 * at 2 s, so 3 s covers it (docs/reliability.md, finding 20). A claim that failed without an answer from its
 	 * coordinator (a lost connection, a client-side timeout) is resolved by a serial read of the head only once this
 	 * has passed since it was sent (from the failure, when the driver sent it more than once), so a round still
-	 * running cannot apply after the read; a server-side timeout is resolved at once. A failed append releases its
-	 * claim only while a release sent now could not apply, within the request timeout plus this, after
-	 * the writer's deadline. Raise it with the cluster's timeouts; zero reads at once (a claim still running may then
+	 * running cannot apply after the read; a server-side timeout is resolved at once. A failed append's claim release
+	 * is sent with a request timeout (which covers the driver's re-sends) of what is left before the writer's deadline
+	 * less this and a margin, at most the request timeout, so that its last attempt cannot apply after the deadline;
+	 * with less than 500 ms left it is not sent ({@link #withInFlightWait}). Raise it with the cluster's timeouts; zero reads at once (a claim still running may then
 	 * apply after its append was reported as not applied, leaving a gap); otherwise between 1 s and 1 min
 	 * @return new options
 	 */

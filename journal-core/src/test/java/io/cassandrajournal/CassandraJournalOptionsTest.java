@@ -97,6 +97,25 @@ class CassandraJournalOptionsTest {
 			.withMessageContaining("inFlightWait");
 	}
 
+	/**
+	 * Review of finding 21, items 4-7: a wait above zero but under the writer's deadline margin (5 ms) made the
+	 * deadline negative, so every append was reported uncertain; one under 100 ms leaves the writer no time. Zero
+	 * (seals off) stays allowed.
+	 */
+	@Test
+	void inFlightWaitRejectsPositiveValuesUnderOneHundredMilliseconds() {
+		CassandraJournalOptions options = CassandraJournalOptions.create();
+		for (java.time.Duration tooShort : List.of(java.time.Duration.ofNanos(1), java.time.Duration.ofMillis(4),
+				java.time.Duration.ofMillis(99))) {
+			assertThatIllegalArgumentException().isThrownBy(() -> options.withInFlightWait(tooShort))
+				.withMessageContaining("inFlightWait")
+				.withMessageContaining("100ms");
+		}
+		assertThat(options.withInFlightWait(java.time.Duration.ofMillis(100)).inFlightWait())
+			.isEqualTo(java.time.Duration.ofMillis(100));
+		assertThat(options.withInFlightWait(java.time.Duration.ZERO).inFlightWait()).isZero();
+	}
+
 	@Test
 	void claimSettleTimeDefaultsToCoverPaxosV1AndRejectsValuesOutsideOneSecondToAMinute() {
 		CassandraJournalOptions options = CassandraJournalOptions.create();

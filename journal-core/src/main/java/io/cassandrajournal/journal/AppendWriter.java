@@ -58,6 +58,18 @@ final class AppendWriter {
 	 */
 	static final long ATOMIC_BATCH_MAX_BYTES = 48 * 1024;
 
+	/**
+	 * The shortest request timeout a claim release is sent with ({@link #releaseTimeout}; the request timeout if that
+	 * is shorter): with less time left before the writer's deadline the claim is kept.
+	 */
+	static final Duration RELEASE_FLOOR = Duration.ofMillis(500);
+
+	/**
+	 * Room between a release's last possible apply and the writer's deadline: the driver's request timer fires on a
+	 * tick (100 ms by default), and the release is handed over a little after its timeout is computed.
+	 */
+	static final Duration RELEASE_MARGIN = Duration.ofMillis(250);
+
 	private final CqlSession session;
 
 	private final CassandraJournalOptions options;
@@ -84,13 +96,12 @@ final class AppendWriter {
 		this.tagIndex = options.useTagIndex() ? TagPartitions.create(session, options) : null;
 		this.tagCopies = (this.tagIndex != null && this.tagIndex.copies() > 1)
 				? new TagCopyWrites(session, this.tagIndex, metrics, expiringTagRows()) : null;
-		if (options.lightweightTransactions() && !options.inFlightWait().isZero()
-				&& releaseBoundNanos(options) >= deadlineNanos(options.inFlightWait())) {
-			logger.warn("in-flight-wait ({}) is not above request-timeout ({}) plus claim-settle-time ({}): "
-					+ "an append whose writes fail after its claim never releases the claim (a release could apply after "
-					+ "readers may seal its numbers), so every such failure is reported as JournalWriteUncertainException "
-					+ "and leaves a gap; keep in-flight-wait well above both", options.inFlightWait(),
-					options.requestTimeout(), options.claimSettleTime());
+		if (options.lightweightTransactions() && releaseTimeout(options, 0) == null) {
+			logger.warn("in-flight-wait ({}) leaves less than {} after claim-settle-time ({}): an append whose writes "
+					+ "fail after its claim never releases the claim (a release could apply after readers may seal its "
+					+ "numbers), so every such failure is reported as JournalWriteUncertainException and leaves a gap; keep "
+					+ "in-flight-wait well above claim-settle-time", options.inFlightWait(),
+					RELEASE_FLOOR.plus(RELEASE_MARGIN), options.claimSettleTime());
 		}
 		this.uncertainAppends = UncertainAppends.needed(session, options) ? new UncertainAppends(session, options, statements)
 				: null;
@@ -154,15 +165,16 @@ final class AppendWriter {
 					// not sent past the deadline: an earlier attempt of it may have applied).
 					return CompletableFuture.failedFuture(uncertain(persistenceId, expected + 1, last, failure));
 				}
-				if (releaseMayApplyPastDeadline(started)) {
-					// A reader may be sealing these numbers by the time a release applies (the driver may send it again
-					// up to the request timeout, and its coordinator may run the last attempt up to claim-settle-time
-					// after that): released, they would be reused under its seal (finding 15, item 5; finding 21,
-					// item 6).
+				Duration timeout = releaseTimeout(this.options, System.nanoTime() - started);
+				if (timeout == null) {
+					// Too little time left: a reader may be sealing these numbers by the time a release applies (the
+					// driver may send it again up to its request timeout, and its coordinator may run the last attempt
+					// up to claim-settle-time after that): released, they would be reused under its seal (finding 15,
+					// item 5; finding 21, item 6 and its review).
 					return CompletableFuture.failedFuture(JournalWriteUncertainException.unreleasedClaim(persistenceId,
 							expected + 1, last, Errors.unwrap(failure)));
 				}
-				return release(persistenceId, expected, last, failure).<AppendResult>thenApply((released) -> {
+				return release(persistenceId, expected, last, failure, timeout).<AppendResult>thenApply((released) -> {
 					if (!released) {
 						// The claim may hold: the caller must learn the range, which is now a gap.
 						throw new CompletionException(JournalWriteUncertainException.unreleasedClaim(persistenceId,
@@ -187,28 +199,28 @@ final class AppendWriter {
 	}
 
 	/**
-	 * Whether a claim release sent now could still apply after the writer's deadline: its coordinator may run it until
-	 * {@code claim-settle-time} after it was sent when no answer comes (finding 20), and the driver sends even a
-	 * non-idempotent release again after an unavailable or a read timeout, up to the request timeout after it was
-	 * handed over (finding 21, item 6); a reader may seal the numbers from the deadline on (finding 15, item 5). Such a
-	 * release is not sent; the claim is kept. None with an in-flight wait of zero (readers then never seal).
-	 * @param started {@link System#nanoTime} just before the claim's time stamp was taken
-	 * @return whether now plus {@link #releaseBoundNanos} passes {@link #deadlineNanos} after it
-	 */
-	private boolean releaseMayApplyPastDeadline(long started) {
-		return this.options.inFlightWait().toNanos() > 0 && System.nanoTime() - started
-				+ releaseBoundNanos(this.options) > deadlineNanos(this.options.inFlightWait());
-	}
-
-	/**
+	 * The request timeout a claim release is sent with now, so that it cannot apply after the writer's deadline, from
+	 * which a reader may seal the numbers (finding 15, item 5): the driver's request timeout covers all its attempts
+	 * (it sends even a non-idempotent release again after an unavailable or a read timeout; finding 21, item 6), and a
+	 * coordinator may still run the last attempt up to {@code claim-settle-time} after it was sent (finding 20). So the
+	 * timeout is what is left before the deadline less the settle time and {@link #RELEASE_MARGIN}, at most the
+	 * journal's request timeout; none below {@link #RELEASE_FLOOR}: the release is not sent, the claim is kept. Before
+	 * the review of finding 21's items 4-7 the full request timeout was assumed, so a wait under request-timeout plus
+	 * claim-settle-time (a 10 s wait with the default 10 s request timeout) never released a claim. The journal's
+	 * request timeout with an in-flight wait of zero (readers then never seal).
 	 * @param options the journal's options
-	 * @return how long after it was sent a release may still apply: the request timeout (the driver's last attempt
-	 * of it is sent before then; the longest an answer takes) plus the claim settle time (a coordinator still running
-	 * that attempt after its connection failed or the driver gave up). The longer of the two, as before finding 21's
-	 * item 6, held only for a release sent once.
+	 * @param elapsedNanos since the deadline's start ({@link System#nanoTime} just before the claim's time stamp)
+	 * @return the release's request timeout, or null when it is not to be sent
 	 */
-	static long releaseBoundNanos(CassandraJournalOptions options) {
-		return options.requestTimeout().toNanos() + options.claimSettleTime().toNanos();
+	static @Nullable Duration releaseTimeout(CassandraJournalOptions options, long elapsedNanos) {
+		Duration requestTimeout = options.requestTimeout();
+		if (options.inFlightWait().isZero()) {
+			return requestTimeout;
+		}
+		long left = deadlineNanos(options.inFlightWait()) - elapsedNanos - options.claimSettleTime().toNanos()
+				- RELEASE_MARGIN.toNanos();
+		long timeout = Math.min(requestTimeout.toNanos(), left);
+		return (timeout < Math.min(RELEASE_FLOOR.toNanos(), requestTimeout.toNanos())) ? null : Duration.ofNanos(timeout);
 	}
 
 	/**
@@ -372,25 +384,48 @@ final class AppendWriter {
 		return row.getLong("max_sequence_nr");
 	}
 
-	/** @return whether the claim was released */
-	private CompletionStage<Boolean> release(String persistenceId, long expected, long claimed, Throwable cause) {
-		CompletionStage<AsyncResultSet> release = (expected == 0)
-				? this.session.executeAsync(this.statements.releaseFirst.bind(persistenceId, claimed))
-				: this.session.executeAsync(this.statements.claimNext.bind(expected, this.options.clock().millis(),
-						persistenceId, claimed));
+	/**
+	 * @param timeout the release's request timeout ({@link #releaseTimeout})
+	 * @return whether the claim was released: applied, or not applied with the head back at {@code expected} (no row
+	 * for a first append), which only this release can have done (the driver sent it again after an attempt that
+	 * applied: the head moves down only by a release of a claim, and a claim from {@code expected} needs this release
+	 * first)
+	 */
+	private CompletionStage<Boolean> release(String persistenceId, long expected, long claimed, Throwable cause,
+			Duration timeout) {
+		BoundStatement statement = (expected == 0) ? this.statements.releaseFirst.bind(persistenceId, claimed)
+				: this.statements.claimNext.bind(expected, this.options.clock().millis(), persistenceId, claimed);
+		CompletionStage<AsyncResultSet> release = this.session.executeAsync(statement.setTimeout(timeout));
 		return release.handle((rs, error) -> {
+			// wasApplied() before one(): the driver refuses it once the row is consumed.
+			boolean applied = error == null && rs.wasApplied();
+			if (error == null && !applied && releasedBefore(rs.one(), expected)) {
+				logger.debug("Release of claim {} on '{}' found the head at {}: an earlier attempt of it applied",
+						claimed, persistenceId, expected);
+				return true;
+			}
 			if (error != null) {
 				logger.warn("Append to '{}' failed ({}) and releasing its claim {} failed too ({}): sequence numbers "
 						+ "{}..{} stay claimed without events (a gap the consistency check reports)", persistenceId,
 						Errors.unwrap(cause).getMessage(), claimed, Errors.unwrap(error).getMessage(), expected + 1,
 						claimed);
 			}
-			else if (!rs.wasApplied()) {
+			else if (!applied) {
 				logger.warn("Append to '{}' failed and its claim {} was already moved on by another writer; not released",
 						persistenceId, claimed);
 			}
-			return error == null && rs.wasApplied();
+			return applied;
 		});
+	}
+
+	/**
+	 * @param row the row a release that was not applied returned (none when a first append's row is gone)
+	 * @param expected the append's expected number
+	 * @return whether it shows the head at {@code expected}: released
+	 */
+	private static boolean releasedBefore(@Nullable Row row, long expected) {
+		Long head = head(row);
+		return (head == null) ? expected == 0 : head == expected;
 	}
 
 	private CompletionStage<AppendResult> appendWithoutClaim(String persistenceId, long expected,

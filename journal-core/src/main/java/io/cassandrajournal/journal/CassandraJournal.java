@@ -240,7 +240,7 @@ public final class CassandraJournal implements Journal {
 		}
 		long started = System.nanoTime();
 		java.util.concurrent.atomic.AtomicLong count = new java.util.concurrent.atomic.AtomicLong();
-		return Errors.translating(this.contiguous.replay(persistenceId, fromSequenceNr, toSequenceNr, payloadType,
+		return Errors.translating(this.contiguous.replay(persistenceId, fromSequenceNr, toSequenceNr, payloadType, false,
 				(PersistentEvent<E> event) -> {
 					count.incrementAndGet();
 					consumer.accept(event);
@@ -254,6 +254,17 @@ public final class CassandraJournal implements Journal {
 	@Override
 	public CompletionStage<ReplayResult> replayContiguousRaw(String persistenceId, long fromSequenceNr,
 			long toSequenceNr, Consumer<? super PersistentEvent<String>> consumer) {
+		return replayContiguousRaw(persistenceId, fromSequenceNr, toSequenceNr, false, consumer);
+	}
+
+	@Override
+	public CompletionStage<ReplayResult> replayContiguousRawHoldingEnd(String persistenceId, long fromSequenceNr,
+			long toSequenceNr, Consumer<? super PersistentEvent<String>> consumer) {
+		return replayContiguousRaw(persistenceId, fromSequenceNr, toSequenceNr, true, consumer);
+	}
+
+	private CompletionStage<ReplayResult> replayContiguousRaw(String persistenceId, long fromSequenceNr,
+			long toSequenceNr, boolean holdsUnsealedEnd, Consumer<? super PersistentEvent<String>> consumer) {
 		CompletionStage<ReplayResult> invalid = AppendValidation.failure(() -> {
 			AppendValidation.checkPersistenceId(persistenceId);
 			AppendValidation.checkRange(fromSequenceNr, toSequenceNr);
@@ -261,8 +272,8 @@ public final class CassandraJournal implements Journal {
 		if (invalid != null) {
 			return invalid;
 		}
-		return Errors.translating(this.contiguous.replay(persistenceId, fromSequenceNr, toSequenceNr, null, consumer),
-				"Replay of", persistenceId);
+		return Errors.translating(this.contiguous.replay(persistenceId, fromSequenceNr, toSequenceNr, null,
+				holdsUnsealedEnd, consumer), "Replay of", persistenceId);
 	}
 
 	@Override

@@ -50,7 +50,9 @@ import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
  * it, as a gap in the middle is, not by the head's claim time, which a busy writer renews every round. With
  * an {@code in-flight-wait} of zero nothing waits and nothing
  * is sealed (the behaviour of plain replays). With seals off (that, or {@link SealConditions} unsafe) a gap at the end
- * is still stepped over only after the serial read of the head, unsealed (finding 21, item 7). A gap this journal
+ * is still stepped over only after the serial read of the head, unsealed (finding 21, item 7), except for a caller
+ * that holds such a gap and never moves past it ({@code holdsUnsealedEnd}: a by-persistenceId projection), which
+ * the read would only cost a Paxos round per poll (review of finding 21, items 4-7). A gap this journal
  * sealed before is stepped over without writing its seal again (the seal's bounded memo, {@link Seal#sealedBefore}).
  * <p>
  * <b>A deleted range is not a hole</b> (docs/reliability.md, finding 19): at the first missing number it meets, a
@@ -83,7 +85,10 @@ final class ContiguousReplay {
 	/** Events met visible below deleteTo's mark (finding 22): logged once each. */
 	private final WarnOnce markWarnings = new WarnOnce(10_000);
 
-	/** The seal of a stepped-over gap, with its memo of gaps sealed before; null with an in-flight wait of zero. */
+	/**
+	 * The seal of a stepped-over gap, with its memo of gaps sealed before; null with seals off: an in-flight wait of
+	 * zero, or a setup {@link SealConditions} finds unsafe.
+	 */
 	private final @Nullable Seal seal;
 
 	public ContiguousReplay(CqlSession session, CassandraJournalOptions options, EventReader reader,
@@ -102,10 +107,13 @@ final class ContiguousReplay {
 
 	/**
 	 * @param type the payload type, or {@code null} for the stored JSON text
+	 * @param holdsUnsealedEnd whether the caller never moves past crash gaps at the end of the stream that are not
+	 * sealed (it holds them and reads them again): with seals off, such a gap is then stepped over in the result
+	 * without the serial read of the head that makes moving past it safe
 	 */
 	public <E> CompletionStage<ReplayResult> replay(String persistenceId, long from, long to, @Nullable Class<E> type,
-			Consumer<? super PersistentEvent<E>> consumer) {
-		return new Run<>(persistenceId, from, to, type, consumer).round();
+			boolean holdsUnsealedEnd, Consumer<? super PersistentEvent<E>> consumer) {
+		return new Run<>(persistenceId, from, to, type, holdsUnsealedEnd, consumer).round();
 	}
 
 	/** One call's state: only one stage of it runs at a time. */
@@ -116,6 +124,9 @@ final class ContiguousReplay {
 		private final @Nullable Class<E> type;
 
 		private final Consumer<? super PersistentEvent<E>> consumer;
+
+		/** Whether the caller holds unsealed gaps at the end: no serial read before stepping over one unsealed. */
+		private final boolean holdsUnsealedEnd;
 
 		private final List<SequenceRange> crashGaps = new ArrayList<>();
 
@@ -163,9 +174,11 @@ final class ContiguousReplay {
 		/** The visible event reading stopped at to read the mark ({@link #markNeeded}); MAX_VALUE if none. */
 		private long stoppedAt = Long.MAX_VALUE;
 
-		Run(String persistenceId, long from, long to, @Nullable Class<E> type, Consumer<? super PersistentEvent<E>> consumer) {
+		Run(String persistenceId, long from, long to, @Nullable Class<E> type, boolean holdsUnsealedEnd,
+				Consumer<? super PersistentEvent<E>> consumer) {
 			this.persistenceId = persistenceId;
 			this.type = type;
+			this.holdsUnsealedEnd = holdsUnsealedEnd;
 			this.consumer = consumer;
 			this.next = from;
 			this.upper = to;
@@ -352,7 +365,8 @@ final class ContiguousReplay {
 		 * an in-flight wait of zero or {@link SealConditions} unsafe; nothing is sealed), or to be sealed
 		 * ({@link #toSeal}, all of them or those up to the head known when the hole was first met). With seals off, a
 		 * gap that is the head's own claim is not stepped over at once when claims are lightweight transactions:
-		 * {@link #sealAndStepOver} steps over it, unsealed, after the serial read of the head (finding 21, item 7).
+		 * {@link #sealAndStepOver} steps over it, unsealed, after the serial read of the head (finding 21, item 7);
+		 * unless the caller holds such a gap ({@link #holdsUnsealedEnd}), which the read would not make safer.
 		 * @param claimedAt no earlier than their claim: the next visible event's time stamp, or the head's
 		 * @param headsClaim whether the numbers are the head's own claim (at the end, no visible event above)
 		 * @return false while they are in flight
@@ -367,7 +381,7 @@ final class ContiguousReplay {
 				if (settled < to) {
 					return false;
 				}
-				if (!headsClaim || !ContiguousReplay.this.reader.claimsArePaxosRounds()) {
+				if (!headsClaim || this.holdsUnsealedEnd || !ContiguousReplay.this.reader.claimsArePaxosRounds()) {
 					stepOver(to, false);
 					return true;
 				}

@@ -101,6 +101,24 @@ public interface Journal {
 			Consumer<? super PersistentEvent<String>> consumer);
 
 	/**
+	 * {@link #replayContiguousRaw} for a reader that never moves past crash gaps at the end of the stream that are
+	 * not sealed ({@link ReplayResult#crashGapsSealed()} false): it holds them and reads them again, as a
+	 * by-persistenceId projection does. Such a gap may then be reported stepped over without the work that makes
+	 * moving past it safe (in the Cassandra journal with seals off, a serial read of the head, a Paxos round on the
+	 * row writers claim, on every replay that meets an append in flight at the end). By default the same as
+	 * {@link #replayContiguousRaw}.
+	 * @param persistenceId the entity's id
+	 * @param fromSequenceNr the first sequence number wanted (inclusive, at least 1)
+	 * @param toSequenceNr the last one wanted (inclusive)
+	 * @param consumer called once per event, in order
+	 * @return what was covered
+	 */
+	default CompletionStage<ReplayResult> replayContiguousRawHoldingEnd(String persistenceId, long fromSequenceNr,
+			long toSequenceNr, Consumer<? super PersistentEvent<String>> consumer) {
+		return replayContiguousRaw(persistenceId, fromSequenceNr, toSequenceNr, consumer);
+	}
+
+	/**
 	 * @param persistenceId the entity's id
 	 * @return its head: the highest claimed sequence number, 0 for an unknown entity
 	 */

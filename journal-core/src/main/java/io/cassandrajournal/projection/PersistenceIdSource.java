@@ -19,7 +19,7 @@ import io.cassandrajournal.query.TagOffset;
 
 /**
  * A by-persistenceId projection's source: pages of the entity's stream after the last handled sequence
- * number, read with {@link Journal#replayContiguousRaw}: an event is never delivered before the sequence
+ * number, read with {@link Journal#replayContiguousRawHoldingEnd}: an event is never delivered before the sequence
  * numbers below it are visible or declared a crash gap (claimed, and still missing after the journal's
  * in-flight wait), so a late batch of another writer is never stepped over. Offsets are exact per event; a
  * crash gap at the end of a page moves the offset past it, except at the end of the stream: numbers claimed
@@ -97,7 +97,9 @@ final class PersistenceIdSource implements ProjectionSource {
 		long to = from + this.pageSize - 1;
 		return readAgain(this.gaps.due(from)).thenCompose((late) -> {
 			List<PersistentEvent<String>> events = new ArrayList<>();
-			return this.journal.replayContiguousRaw(this.persistenceId, from, to, events::add).thenApply((replayed) -> {
+			// It holds an unsealed end (below): the journal need not make stepping over one safe.
+			return this.journal.replayContiguousRawHoldingEnd(this.persistenceId, from, to, events::add)
+				.thenApply((replayed) -> {
 				this.beforeBatch = from - 1;
 				this.late = late;
 				this.batch = events;

@@ -156,6 +156,46 @@ class PersistenceIdSourceIT {
 		assertThat(source.offsetAfter(second.events().size()).sequenceNr()).isEqualTo(15);
 	}
 
+	/**
+	 * Review of finding 21, items 4-7: with an in-flight wait of zero (seals off), a replay ran a serial read of the
+	 * head (a Paxos round on the row writers claim) before stepping over a gap at the end of the stream, on every poll
+	 * that raced an append in flight. The source holds such a gap anyway and never moves past it, so the read bought
+	 * nothing: it now tells the journal it holds unsealed end gaps, and no serial read is sent. 1..10 visible, 11 and
+	 * 12 claimed just now: three polls deliver 1..10 once, hold 11..12 and send no serial read.
+	 */
+	@Test
+	void pollsHoldingAGapAtTheEndWithAWaitOfZeroSendNoSerialRead() {
+		CountingSession counting = new CountingSession(this.keyspace.session());
+		CassandraJournal journal = CassandraJournal.create(counting.session(),
+				this.options.withInFlightWait(Duration.ZERO), new JacksonEventSerializer());
+		String id = "account-" + System.nanoTime();
+		List<EventToAppend> ten = new ArrayList<>();
+		for (int i = 1; i <= 10; i++) {
+			ten.add(EventToAppend.of(new Deposited(i)));
+		}
+		result(journal.append(id, 0, ten));
+		this.keyspace.session()
+			.execute("UPDATE metadata SET max_sequence_nr = 12, updated_at = ? WHERE persistence_id = ?",
+					System.currentTimeMillis(), id);
+		PersistenceIdSource source = new PersistenceIdSource(journal, id, new TagOffset(0, id, 0), 100);
+		counting.takeSerialReads();
+
+		ProjectionSource.Batch first = result(source.poll(), Duration.ofSeconds(10));
+		assertThat(sequenceNrs(first)).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
+		assertThat(source.offsetAfter(first.events().size()).sequenceNr()).as("11..12 held").isEqualTo(10);
+		for (int i = 0; i < 2; i++) {
+			ProjectionSource.Batch again = result(source.poll(), Duration.ofSeconds(10));
+			assertThat(sequenceNrs(again)).isEmpty();
+			assertThat(source.offsetAfter(again.events().size()).sequenceNr()).as("11..12 still held").isEqualTo(10);
+		}
+		assertThat(counting.takeSerialReads()).as("serial reads sent by three polls").isZero();
+
+		writeEvent(id, 11, System.currentTimeMillis());
+		writeEvent(id, 12, System.currentTimeMillis());
+		ProjectionSource.Batch landed = result(source.poll(), Duration.ofSeconds(10));
+		assertThat(sequenceNrs(landed)).containsExactly(11L, 12L);
+	}
+
 
 	/**
 	 * Finding 11's open case (docs/reliability.md): 11 and 12 were claimed long ago and are missing below the visible

@@ -5,6 +5,7 @@ import java.lang.reflect.Proxy;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.Statement;
 import org.jspecify.annotations.Nullable;
 
 /** A real session that counts the requests it sends. */
@@ -20,6 +21,8 @@ public final class CountingSession {
 
 	private final AtomicInteger byWatched = new AtomicInteger();
 
+	private final AtomicInteger serialReads = new AtomicInteger();
+
 	public CountingSession(CqlSession delegate) {
 		this.delegate = delegate;
 	}
@@ -29,6 +32,11 @@ public final class CountingSession {
 				(proxy, method, args) -> {
 					if (method.getName().startsWith("execute") && Thread.currentThread() == this.watched) {
 						this.byWatched.incrementAndGet();
+					}
+					if (method.getName().startsWith("execute") && args != null && args.length > 0
+							&& args[0] instanceof Statement<?> statement && statement.getConsistencyLevel() != null
+							&& statement.getConsistencyLevel().isSerial()) {
+						this.serialReads.incrementAndGet();
 					}
 					if (method.getName().startsWith("execute") && this.requests.incrementAndGet() > this.budget) {
 						throw new IllegalStateException("more than " + this.budget + " requests since the last takeCount()");
@@ -64,6 +72,11 @@ public final class CountingSession {
 	/** @return requests the watched thread sent since {@link #watch(Thread)} */
 	public int requestsByWatchedThread() {
 		return this.byWatched.get();
+	}
+
+	/** @return reads at a serial consistency level (each a Paxos round on its row) sent since the last call */
+	public int takeSerialReads() {
+		return this.serialReads.getAndSet(0);
 	}
 
 	/** @return requests sent since the last call */

@@ -334,7 +334,7 @@ public final class FaultInjectingSession {
 
 	private enum Kind {
 
-		BEFORE_SENDING, APPLY_THEN_WRITE_TIMEOUT, APPLY_THEN_DRIVER_TIMEOUT, WRITE_TIMEOUT_NOT_APPLIED
+		BEFORE_SENDING, APPLY_THEN_WRITE_TIMEOUT, APPLY_THEN_DRIVER_TIMEOUT, WRITE_TIMEOUT_NOT_APPLIED, APPLY_THEN_RESEND
 
 	}
 
@@ -401,6 +401,18 @@ public final class FaultInjectingSession {
 	 */
 	public void applyThenDriverTimeout(Predicate<Statement<?>> which, int times) {
 		this.faults.add(new Fault(which, new AtomicInteger(times), Kind.APPLY_THEN_DRIVER_TIMEOUT));
+	}
+
+	/**
+	 * Executes the next {@code times} matching statements on the real node twice and answers with the second
+	 * attempt's result: the driver's re-send of a request whose first attempt applied but whose answer was lost
+	 * (it retries even a non-idempotent lightweight transaction after an unavailable or a read timeout). A conditional
+	 * statement's second attempt then reports "not applied" with the row its first attempt left.
+	 * @param which the statements to send twice
+	 * @param times how many of them
+	 */
+	public void applyThenResend(Predicate<Statement<?>> which, int times) {
+		this.faults.add(new Fault(which, new AtomicInteger(times), Kind.APPLY_THEN_RESEND));
 	}
 
 	/**
@@ -471,6 +483,8 @@ public final class FaultInjectingSession {
 					case APPLY_THEN_DRIVER_TIMEOUT -> applyThenFail(statement,
 							new DriverTimeoutException("injected: applied, then no answer within the request timeout"));
 					case WRITE_TIMEOUT_NOT_APPLIED -> CompletableFuture.failedFuture(writeTimeout(statement));
+					case APPLY_THEN_RESEND -> this.delegate.executeAsync(statement)
+						.thenCompose((first) -> this.delegate.executeAsync(statement));
 				};
 			}
 		}

@@ -119,6 +119,12 @@ final class AttemptRecordingJournal implements Journal {
 	}
 
 	@Override
+	public CompletionStage<ReplayResult> replayContiguousRawHoldingEnd(String persistenceId, long fromSequenceNr,
+			long toSequenceNr, Consumer<? super PersistentEvent<String>> consumer) {
+		return this.delegate.replayContiguousRawHoldingEnd(persistenceId, fromSequenceNr, toSequenceNr, consumer);
+	}
+
+	@Override
 	public CompletionStage<Long> highestSequenceNr(String persistenceId) {
 		return this.delegate.highestSequenceNr(persistenceId);
 	}

@@ -92,7 +92,9 @@ public class JournalCassandraProperties {
 	 * How long after its claim a sequence number without a visible event is waited for by entity loads,
 	 * entity projections and deleteTo with the tag index (another writer's append between claim and batch)
 	 * before it counts as a crash gap, is sealed (its batch never appears later) and is stepped over; an append
-	 * whose rows complete later than this after its claim is reported as uncertain. 0 never waits nor seals.
+	 * whose rows complete later than this after its claim is reported as uncertain. 0 never waits nor seals; other
+	 * values under 100ms are refused. Keep it well above claim-settle-time: a failed append's claim release is sent
+	 * with a request timeout of what is left of this after claim-settle-time, and not with less than 500 ms.
 	 */
 	private Duration inFlightWait = DEFAULTS.inFlightWait();
 
@@ -101,8 +103,9 @@ public class JournalCassandraProperties {
 	 * v1 (its read before proposing may end read_request_timeout, 5 s, after the request started, plus 1 s); Paxos v2
 	 * stops at the longer of cas_contention_timeout and write_request_timeout (3 s covers the built-in 1.8 s and 2 s).
 	 * A claim that failed without an answer (a lost connection, a client-side timeout) is resolved by a serial read
-	 * of the head only once this has passed since it was sent; a failed append releases its claim only while the
-	 * release could not apply after the writer's deadline, within request-timeout plus this. 0 reads at once;
+	 * of the head only once this has passed since it was sent; a failed append's claim release is sent with a
+	 * request timeout short enough that it cannot apply after the writer's deadline even this long after its last
+	 * attempt. 0 reads at once;
 	 * otherwise 1s to 1m.
 	 */
 	private Duration claimSettleTime = DEFAULTS.claimSettleTime();
