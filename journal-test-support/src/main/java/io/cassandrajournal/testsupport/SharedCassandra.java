@@ -39,8 +39,10 @@ public final class SharedCassandra {
 	public static synchronized CassandraNode node() {
 		if (node == null) {
 			// Never killed (a test that stops it stops it gracefully), so schema changes need not be flushed one by
-			// one: every test class creates a keyspace and its tables.
-			CassandraNode started = CassandraNode.builder().maxHeap("512m").flushSchemaChanges(false).build();
+			// one: every test class creates a keyspace and its tables. The keyspaces are kept to the end of the run,
+			// and each table costs the node heap: with 512 MB the node died near the end of journal-core's
+			// integration tests once they passed about 280 (2026-12-02; most likely its ExitOnOutOfMemoryError).
+			CassandraNode started = CassandraNode.builder().maxHeap("1g").flushSchemaChanges(false).build();
 			started.start();
 			node = started;
 		}
