@@ -63,7 +63,7 @@ import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
  * the mark once more before it is sealed (a {@code deleteTo} may have completed since the first read, during a wait
  * or not).
  * <p>
- * <b>The mark is not proof that every number under it is gone</b> (docs/reliability.md, finding 22): an event can
+ * <b>The mark is not proof that every number under it is gone</b> (docs/reliability.md, finding 23): an event can
  * be visible below it (a {@code deleteTo} that read the head once while a claim was released and taken again, or a
  * writer whose clock runs ahead of the deleter's). Such an event is delivered, with a warning; only the numbers
  * under the mark that no event shows are skipped as deleted, never past a visible event, also beyond the replay's
@@ -82,7 +82,7 @@ final class ContiguousReplay {
 
 	private final WarnOnce gapWarnings = new WarnOnce(10_000);
 
-	/** Events met visible below deleteTo's mark (finding 22): logged once each. */
+	/** Events met visible below deleteTo's mark (finding 23): logged once each. */
 	private final WarnOnce markWarnings = new WarnOnce(10_000);
 
 	/**
@@ -286,7 +286,7 @@ final class ContiguousReplay {
 			if (firstVisible <= this.mark && ContiguousReplay.this.markWarnings.first(this.persistenceId + "#" + firstVisible)) {
 				logger.warn("Event {} of '{}' is visible below deleteTo's mark {}: not skipped as deleted (numbers {} are). "
 						+ "It survived the deletion: written after it by a claim released and taken again during a "
-						+ "deleteTo, or by a writer whose clock runs ahead of the deleter's (docs/reliability.md, finding 22)",
+						+ "deleteTo, or by a writer whose clock runs ahead of the deleter's (docs/reliability.md, finding 23)",
 						firstVisible, this.persistenceId, this.mark, new SequenceRange(this.next, to));
 			}
 			this.deleted = new SequenceRange((this.deleted != null) ? this.deleted.from() : this.next, to);
@@ -340,7 +340,7 @@ final class ContiguousReplay {
 				return false;
 			}
 			if (sequenceNr > this.next && this.next <= this.mark) {
-				// Missing below the mark after an event that survived under it: deleted, not in flight (finding 22).
+				// Missing below the mark after an event that survived under it: deleted, not in flight (finding 23).
 				deletedBelow(sequenceNr);
 			}
 			if (sequenceNr > this.next) {

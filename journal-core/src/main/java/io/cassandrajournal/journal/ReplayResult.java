@@ -23,7 +23,7 @@ import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
  * retention), which may lie beyond the replay's last: never read, never waited for, never sealed; {@code null} when
  * the replay starts above the mark (docs/reliability.md, finding 19). It never reaches past an event visible below
  * the mark that the replay did not deliver; events that survived the deletion inside it (docs/reliability.md,
- * finding 22) were delivered, and the range runs from its first deleted number to its last
+ * finding 23) were delivered, and the range runs from its first deleted number to its last
  */
 public record ReplayResult(long lastSequenceNr, long coveredTo, long head, List<SequenceRange> crashGaps,
 		boolean crashGapsSealed, @Nullable SequenceRange deleted) {

@@ -100,7 +100,7 @@ final class DroppedBucketCheck implements ProjectionSource {
 		}
 		// A failed read fails the poll and leaves the walk as it was: the next check compares it (finding 23, item 3).
 		return readMarks().thenCompose((read) -> {
-			// Any cursor since the last read may have walked across a range dropped since (finding 22, R3).
+			// Any cursor since the last read may have walked across a range dropped since (finding 23, R3).
 			long from = Math.min(this.walk.walkedFrom(), this.cursor.timestamp());
 			this.walk.checked(read, now, this.cursor.timestamp());
 			compare(this.walk.marks(), from);

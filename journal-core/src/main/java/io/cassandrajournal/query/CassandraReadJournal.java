@@ -42,7 +42,7 @@ import io.cassandrajournal.serialization.EventSerializer;
  * <p>
  * With a bucketed tag index, a "current" query read from the index also reads the drop mark of each tag its filter
  * names (one single-row read each, beside the page's read): a query reading from before a range a retention cleanup
- * dropped says so ({@link EventsPage#dropped()}, one WARN line per tag and range; docs/reliability.md, finding 22).
+ * dropped says so ({@link EventsPage#dropped()}, one WARN line per tag and range; docs/reliability.md, finding 23).
  */
 public final class CassandraReadJournal implements ReadJournal {
 
@@ -217,7 +217,7 @@ public final class CassandraReadJournal implements ReadJournal {
 					DroppedTagRange dropped = new DroppedTagRange(tags.get(i), mark.get());
 					if (this.dropWarnings.first(dropped.tag() + "#" + dropped.droppedBefore())) {
 						logger.warn("Tag query '{}' reads from {}, before a dropped range: {} (JournalCleanup.dropTagBuckets); "
-								+ "they stay in the journal but are not in this query's result (docs/reliability.md, finding 22)",
+								+ "they stay in the journal but are not in this query's result (docs/reliability.md, finding 23)",
 								filter.canonical(), Instant.ofEpochMilli(after.timestamp()), dropped.describe());
 					}
 					first = (first != null) ? first : dropped;

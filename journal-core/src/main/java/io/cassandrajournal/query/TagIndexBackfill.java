@@ -46,7 +46,7 @@ import io.cassandrajournal.journal.CassandraJournal;
  * <p>
  * With a bucketed tag index, buckets a retention cleanup dropped ({@code JournalCleanup.dropTagBuckets}) are not
  * refilled: a tag row stamped before its tag's drop mark is skipped (the mark of each tag is read once per
- * {@link #run}, when the tag is first met; docs/reliability.md, finding 22). A drop that runs while the backfill runs
+ * {@link #run}, when the tag is first met; docs/reliability.md, finding 23). A drop that runs while the backfill runs
  * may still be refilled for the tags the backfill met before it: run the two apart.
  * <p>
  * Load and memory are bounded: one persistenceId at a time, its events read {@value #EVENTS_PER_CHUNK}
@@ -120,7 +120,7 @@ public final class TagIndexBackfill {
 		return page(null, rows).thenApply((ignored) -> {
 			if (this.skipped.get() > 0) {
 				logger.info("Tag index backfill: {} tag rows not written, inside ranges a retention cleanup dropped "
-						+ "(JournalCleanup.dropTagBuckets; docs/reliability.md, finding 22)", this.skipped.get());
+						+ "(JournalCleanup.dropTagBuckets; docs/reliability.md, finding 23)", this.skipped.get());
 			}
 			return rows.get();
 		});

@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * {@link DroppedBucketCheck} between two reads of the marks (docs/reliability.md, finding 22, R3): a drop that a
+ * {@link DroppedBucketCheck} between two reads of the marks (docs/reliability.md, finding 23, R3): a drop that a
  * feed walked across within the recheck interval is reported although the cursor is past the mark by the next read;
  * a cursor already past the mark at the previous read reports nothing. The marks are re-read when the injected clock
  * has moved by {@link DroppedBucketCheck#RECHECK}, so no test waits a minute.

@@ -52,7 +52,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * deleteTo's mark read by contiguous replays is not proof that every number under it is gone, nor final when it is
- * read (docs/reliability.md, finding 22, items R1 and R2):
+ * read (docs/reliability.md, finding 23, items R1 and R2):
  * <ul>
  * <li>an event visible below the mark (written after the range deletion: a claim released and taken again during a
  * deleteTo, or a writer whose clock runs ahead) is delivered, by replays and by projections that page through the

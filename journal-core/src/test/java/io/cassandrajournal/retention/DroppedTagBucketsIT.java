@@ -36,7 +36,7 @@ import static io.cassandrajournal.testing.Await.result;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tag buckets a retention cleanup dropped, outside projections (issue 18; docs/reliability.md, finding 22): a plain
+ * Tag buckets a retention cleanup dropped, outside projections (issue 18; docs/reliability.md, finding 23): a plain
  * tag query reading from before the dropped range says so, and the tag index backfill does not refill dropped
  * buckets (which the drop mark would then contradict).
  */
