@@ -52,8 +52,20 @@ import io.cassandrajournal.internal.JournalStatements;
  * costs nothing more: the same reads, no wait. A batch that lands after its numbers were stepped over (later
  * than {@code in-flight-wait} after its claim) is shadowed in {@code events} by the range deletion (an append's
  * rows carry the write time taken before its claim), but its tag rows stay: the residual window of
- * docs/reliability.md, finding 7. Without the tag index nothing is read and nothing waits: a late batch's
- * events are shadowed the same way.
+ * docs/reliability.md, finding 7.
+ * <p>
+ * <b>Without the tag index</b> there are no tag rows to find, and a late batch's events are shadowed the same way;
+ * what still matters is the mark. Replays take the numbers under it that no event shows as deleted, at once
+ * (finding 19), so the mark must not cover a claim that can still be released and taken again: a claim in flight
+ * when the head was read, whose batch then fails and whose writer releases it, gives its numbers to the next
+ * append, whose events land after the range deletion and would be skipped by a replay that reads while they are
+ * on their way (docs/reliability.md, finding 23, Review, item 4). Only the head's own claim can be released (a
+ * release is conditional on the head being the claim's last number, and a claim with a visible event is never
+ * released), and the numbers below a visible event can never be released again. So one single-row read asks
+ * whether the range's last number shows an event: if it does, the range is deleted at once, as before; if it does
+ * not (that claim in flight, a crash gap, or a sealed one), the call reads the range's keys and waits on the hole at
+ * its end exactly as with the tag index (re-reading the head, which a release lowers, so the range and the mark
+ * shrink to it), without any tag row to delete.
  */
 final class EventDeleter {
 
@@ -72,7 +84,8 @@ final class EventDeleter {
 	/** Only with the tag index on. */
 	private final @Nullable TagIndexDeletes tagIndex;
 
-	private final @Nullable PreparedStatement selectTagged;
+	/** The range's keys (with their tags when the tag index is on), read by {@link Run}. */
+	private final PreparedStatement selectTagged;
 
 	public EventDeleter(CqlSession session, CassandraJournalOptions options, JournalStatements statements,
 			EventReader reader, DeletionMarks marks) {
@@ -81,25 +94,20 @@ final class EventDeleter {
 		this.statements = statements;
 		this.reader = reader;
 		this.marks = marks;
-		if (options.useTagIndex()) {
-			this.tagIndex = new TagIndexDeletes(session, options);
-			this.selectTagged = new JournalStatements.Statements(session, options)
-				.read("SELECT sequence_nr, timestamp, tags FROM " + options.requireKeyspace() + "."
-						+ options.eventsTable()
-						+ " WHERE persistence_id = ? AND partition_nr = ? AND sequence_nr >= ? AND sequence_nr <= ?");
-		}
-		else {
-			this.tagIndex = null;
-			this.selectTagged = null;
-		}
+		// Without the tag index only the keys are read (a range whose last number shows no event; see above).
+		this.tagIndex = options.useTagIndex() ? new TagIndexDeletes(session, options) : null;
+		this.selectTagged = new JournalStatements.Statements(session, options)
+			.read("SELECT sequence_nr, timestamp" + (options.useTagIndex() ? ", tags" : "") + " FROM "
+					+ options.requireKeyspace() + "." + options.eventsTable()
+					+ " WHERE persistence_id = ? AND partition_nr = ? AND sequence_nr >= ? AND sequence_nr <= ?");
 	}
 
 	/**
 	 * @param persistenceId the entity
 	 * @param toSequenceNr the last sequence number to delete; anything above the head is ignored
 	 * @return completes when the events and their tag index rows are deleted and the mark is recorded; with the
-	 * tag index on, after the numbers of the range claimed within {@code in-flight-wait} have appeared (or
-	 * become crash gaps)
+	 * tag index on, or without it when the range's last number shows no event, after the numbers of the range
+	 * claimed within {@code in-flight-wait} have appeared (or become crash gaps, or been released)
 	 */
 	public CompletionStage<Void> deleteTo(String persistenceId, long toSequenceNr) {
 		CompletableFuture<EventReader.Head> head = this.reader.headWithClaimTime(persistenceId).toCompletableFuture();
@@ -110,16 +118,29 @@ final class EventDeleter {
 				if (upper <= range.alreadyDeleted()) {
 					return CompletableFuture.completedFuture(null);
 				}
-				CompletionStage<Long> deletes = (this.tagIndex == null || this.selectTagged == null)
-						? deleteEventsOnly(persistenceId, this.reader.partitionOf(range.alreadyDeleted() + 1),
-								this.reader.partitionOf(upper), upper).thenApply((ignored) -> upper)
-						: new Run(this.tagIndex, this.selectTagged, persistenceId, range).first();
+				CompletionStage<Long> deletes = (this.tagIndex != null)
+						? new Run(this.tagIndex, persistenceId, range).first()
+						: withoutTagIndex(persistenceId, range);
 				return deletes.thenCompose((deletedTo) -> this.marks.mark(persistenceId, deletedTo));
 			});
 	}
 
 	/** The range {@code (alreadyDeleted, upper]}, and the head it was bounded by. */
 	private record Range(long upper, long alreadyDeleted, EventReader.Head head) {
+	}
+
+	/**
+	 * Without the tag index: the range at once when its last number shows an event (nothing in it can be released
+	 * and claimed again), else read and waited on as with the tag index ({@link Run}, no tag rows), so the mark
+	 * never covers a claim that may still be released (finding 23, Review, item 4).
+	 * @return completes with the last number deleted
+	 */
+	private CompletionStage<Long> withoutTagIndex(String persistenceId, Range range) {
+		long upper = range.upper();
+		return this.reader.firstAbove(persistenceId, upper - 1, upper).thenCompose((first) -> (first == upper)
+				? deleteEventsOnly(persistenceId, this.reader.partitionOf(range.alreadyDeleted() + 1),
+						this.reader.partitionOf(upper), upper).thenApply((ignored) -> upper)
+				: new Run(null, persistenceId, range).first());
 	}
 
 	private CompletionStage<Void> deleteEventsOnly(String persistenceId, long partition, long lastPartition, long upper) {
@@ -137,15 +158,14 @@ final class EventDeleter {
 	}
 
 	/**
-	 * One call with the tag index on: reads from {@link #next} (the first number not yet settled) partition by
-	 * partition, deleting each page's tag rows, and each partition's events once {@link #next} has passed it.
-	 * Only one stage of it runs at a time.
+	 * One call with the tag index on (or without it, when the range's last number shows no event): reads from
+	 * {@link #next} (the first number not yet settled) partition by partition, deleting each page's tag rows (if
+	 * any), and each partition's events once {@link #next} has passed it. Only one stage of it runs at a time.
 	 */
 	private final class Run {
 
-		private final TagIndexDeletes index;
-
-		private final PreparedStatement select;
+		/** Null without the tag index: keys only, no tag rows to delete. */
+		private final @Nullable TagIndexDeletes index;
 
 		private final String persistenceId;
 
@@ -174,9 +194,8 @@ final class EventDeleter {
 		/** Partitions below it have had their events deleted. */
 		private long eventsDeletedBelow;
 
-		Run(TagIndexDeletes index, PreparedStatement select, String persistenceId, Range range) {
+		Run(@Nullable TagIndexDeletes index, String persistenceId, Range range) {
 			this.index = index;
-			this.select = select;
 			this.persistenceId = persistenceId;
 			this.upper = range.upper();
 			this.lastPartition = EventDeleter.this.reader.partitionOf(this.upper);
@@ -233,7 +252,7 @@ final class EventDeleter {
 		/** Reads one partition from {@link #next}, then goes on with the next partition, waits, or finishes. */
 		private CompletionStage<Void> read(long partition) {
 			return page(EventDeleter.this.session
-				.executeAsync(this.select.bind(this.persistenceId, partition, this.next, this.upper)))
+				.executeAsync(EventDeleter.this.selectTagged.bind(this.persistenceId, partition, this.next, this.upper)))
 				.thenCompose((stopped) -> {
 					if (stopped) {
 						return this.holes.later(this::again);
@@ -325,14 +344,17 @@ final class EventDeleter {
 							break;
 						}
 					}
-					for (String tag : row.getSet("tags", String.class)) {
-						keys.add(new TagIndexDeletes.Key(tag, timestamp, this.persistenceId, sequenceNr));
+					if (this.index != null) {
+						for (String tag : row.getSet("tags", String.class)) {
+							keys.add(new TagIndexDeletes.Key(tag, timestamp, this.persistenceId, sequenceNr));
+						}
 					}
 					this.next = sequenceNr + 1;
 				}
 				boolean stop = stopped;
-				CompletionStage<Void> deleted = keys.isEmpty() ? CompletableFuture.completedFuture(null)
-						: this.index.delete(keys);
+				TagIndexDeletes index = this.index;
+				CompletionStage<Void> deleted = (keys.isEmpty() || index == null) ? CompletableFuture.completedFuture(null)
+						: index.delete(keys);
 				return deleted.thenCompose((ignored) -> (!stop && rs.hasMorePages()) ? page(rs.fetchNextPage())
 						: CompletableFuture.completedFuture(stop));
 			});
@@ -353,9 +375,9 @@ final class EventDeleter {
 
 		private void stepOver(long to) {
 			logger.warn("deleteTo of '{}': sequence numbers {}..{} are claimed but have no event after the in-flight "
-					+ "wait of {}; deleted as a crash gap (if their batch still lands, its events stay deleted but its "
-					+ "tag index rows stay: docs/reliability.md, finding 7)", this.persistenceId, this.next, to,
-					EventDeleter.this.options.inFlightWait());
+					+ "wait of {}; deleted as a crash gap (if their batch still lands, its events stay deleted{})",
+					this.persistenceId, this.next, to, EventDeleter.this.options.inFlightWait(),
+					(this.index != null) ? " but its tag index rows stay: docs/reliability.md, finding 7" : "");
 			this.next = to + 1;
 		}
 

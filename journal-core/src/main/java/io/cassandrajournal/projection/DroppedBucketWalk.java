@@ -11,7 +11,8 @@ import java.util.Map;
  * and so a new check, after any failed poll, read, dead-letter or offset store; a check that started from the stored
  * offset would forget a walk that crossed a range dropped since the last read (docs/reliability.md, finding 23,
  * Review, item 3). In memory only: a restart of the application, or a lease that moves to another process, starts
- * again from the stored offset.
+ * again from the stored offset, so a drop walked across since the last read before it is not reported; a wrong
+ * report cannot come of it (only marks above the stored offset are reported; docs/reliability.md, finding 23).
  */
 final class DroppedBucketWalk {
 

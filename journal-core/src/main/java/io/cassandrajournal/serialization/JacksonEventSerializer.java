@@ -14,6 +14,8 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
+import tools.jackson.core.filter.FilteringParserDelegate;
+import tools.jackson.core.filter.TokenFilter;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectReader;
@@ -45,6 +47,11 @@ import io.cassandrajournal.UnknownPayloadTypeException;
  * {@link #deserialize} for snapshots and durable state). A payload read as a class whose version is above the
  * one its chain reached fails to read, naming the kind and the missing version; a payload newer than its class
  * is read as it is (like unknown properties).
+ * <p>
+ * <b>Cost.</b> Only a payload that a step of its kind's chain reads (its kind, at its version) is parsed into a
+ * tree; every other payload is bound from its text, a stamped one with its version property filtered out of the
+ * token stream (so a payload already at the version its chain ends with, the usual case once a chain exists, costs
+ * what it cost before the chain was registered).
  */
 public final class JacksonEventSerializer implements EventSerializer {
 
@@ -153,13 +160,25 @@ public final class JacksonEventSerializer implements EventSerializer {
 	 * Whether the payload ends with the version property, where {@link #serialize} (and, before it, a tree's
 	 * {@code put}) writes it: a look at the last few characters instead of a scan of the whole text. A payload
 	 * with the property elsewhere (not written by this library) is taken as version 1 unless it is parsed into a
-	 * tree anyway (an upcaster chain for its kind) or read as a class above version 1 ({@link #checked} then
-	 * looks again over the whole text).
+	 * tree anyway (a step of its kind's chain reads version 1) or read as a class above version 1
+	 * ({@link #checked} then looks again over the whole text).
 	 */
 	static boolean stampedVersionAtEnd(String json) {
+		return versionAtEnd(json) != NOT_STAMPED;
+	}
+
+	/** {@link #versionAtEnd}: no version property at the end of the payload. */
+	static final int NOT_STAMPED = -1;
+
+	/**
+	 * The version the payload ends with ({@link #stampedVersionAtEnd}).
+	 * @return the version, {@link #NOT_STAMPED} when the payload does not end with the version property, and 0 when
+	 * it does with a number that is no valid version (below 1 or too long: the tree path reports it)
+	 */
+	static int versionAtEnd(String json) {
 		int i = lastNonSpace(json);
 		if (i < 0 || json.charAt(i) != '}') {
-			return false;
+			return NOT_STAMPED;
 		}
 		i--;
 		while (i >= 0 && Character.isWhitespace(json.charAt(i))) {
@@ -170,19 +189,26 @@ public final class JacksonEventSerializer implements EventSerializer {
 			i--;
 		}
 		if (i == digitsEnd) {
-			return false;
+			return NOT_STAMPED;
 		}
+		int digitsStart = i + 1;
 		while (i >= 0 && Character.isWhitespace(json.charAt(i))) {
 			i--;
 		}
 		if (i < 0 || json.charAt(i) != ':') {
-			return false;
+			return NOT_STAMPED;
 		}
 		i--;
 		while (i >= 0 && Character.isWhitespace(json.charAt(i))) {
 			i--;
 		}
-		return json.startsWith(VERSION_MARK, i - VERSION_MARK.length() + 1);
+		if (!json.startsWith(VERSION_MARK, i - VERSION_MARK.length() + 1)) {
+			return NOT_STAMPED;
+		}
+		if (digitsEnd - digitsStart >= 9) {
+			return 0;
+		}
+		return Integer.parseInt(json, digitsStart, digitsEnd + 1, 10);
 	}
 
 	/** Reads one value, running the snapshot chain of {@code type} (snapshots and durable state read this way). */
@@ -201,15 +227,26 @@ public final class JacksonEventSerializer implements EventSerializer {
 
 	/**
 	 * Reads one stored event, running the event chains: a split gives several values, in order. One pass over
-	 * the text: without upcasters (or for a kind no chain reads) Jackson binds the text; otherwise the same
-	 * parser that found the kind goes on to build the tree the chain runs on.
+	 * the text unless a step of its kind's chain reads its version: without upcasters, for a kind without a chain,
+	 * or for a payload already at the version its chain ends with, Jackson binds the text (a stamped one with the
+	 * version property filtered out); otherwise the payload is parsed into the tree the chain runs on.
 	 */
 	@Override
 	public <T> List<T> deserializeEvent(String json, Class<T> type) {
-		boolean stamped = stampedVersionAtEnd(json);
-		ObjectNode object = (stamped || this.upcasters.hasEventUpcasters()) ? treeIfUpcast(json, type, stamped) : null;
-		if (object == null) {
-			// Version 1 and no chain for its kind: bound from the text, as without upcasters.
+		int stamped = versionAtEnd(json);
+		if (stamped == NOT_STAMPED && !this.upcasters.hasEventUpcasters()) {
+			return List.of(checked(bind(json, null, type), 1, null, json));
+		}
+		String kind = peekKind(json);
+		if (stamped == NOT_STAMPED && !this.upcasters.hasStep(kind, 1)) {
+			// Version 1 and no step reads it: bound from the text, as without upcasters.
+			return List.of(checked(bind(json, null, type), 1, null, json));
+		}
+		if (stamped >= 1 && !this.upcasters.hasStep(kind, stamped)) {
+			// At the version its chain ends with (or a kind without a chain): no tree, the text without the version.
+			return List.of(checked(bindWithoutVersion(json, type), stamped, kind, json));
+		}
+		if (!(parse(json, type) instanceof ObjectNode object)) {
 			return List.of(checked(bind(json, null, type), 1, null, json));
 		}
 		List<Upcasters.Versioned> parts = this.upcasters.upcastEvent(object);
@@ -227,21 +264,6 @@ public final class JacksonEventSerializer implements EventSerializer {
 		JsonNode kind = part.tree().get(this.upcasters.typeProperty());
 		return checked(bind(json, part.tree(), type), part.version(),
 				(kind != null && kind.isString()) ? kind.asString() : null, json);
-	}
-
-	/**
-	 * Streams over the top-level properties up to the type property (the first one in payloads Jackson wrote):
-	 * when no chain reads that kind and the payload carries no version, stops there and returns {@code null} (the
-	 * caller binds the text); otherwise parses the payload into the tree the chain runs on. {@code null} too when
-	 * the text is not a JSON object (binding it reports what is wrong). The tree is parsed in one call rather
-	 * than property by property from the peeking parser: Jackson sets up a read per call, which costs more than
-	 * the few tokens the peek read.
-	 */
-	private @Nullable ObjectNode treeIfUpcast(String json, Class<?> type, boolean stamped) {
-		if (!stamped && !this.upcasters.hasChain(peekKind(json))) {
-			return null;
-		}
-		return (parse(json, type) instanceof ObjectNode object) ? object : null;
 	}
 
 	/**
@@ -292,17 +314,51 @@ public final class JacksonEventSerializer implements EventSerializer {
 	/** Binds the tree, or the stored text when there is no tree. */
 	private <T> T bind(String json, @Nullable JsonNode tree, Class<T> type) {
 		try {
-			ObjectReader reader = this.readers.computeIfAbsent(type, this.mapper::readerFor);
+			ObjectReader reader = reader(type);
 			return (tree != null) ? reader.readValue(tree) : reader.readValue(json);
 		}
-		catch (InvalidTypeIdException ex) {
-			throw new UnknownPayloadTypeException("Cannot read stored payload as " + type.getName() + ": "
-					+ ex.getOriginalMessage() + " (payload: " + abbreviate(json) + ")", ex);
+		catch (JacksonException ex) {
+			throw readFailure(json, type, ex);
+		}
+	}
+
+	/** Drops the top-level version property from the token stream (nested properties of that name stay). */
+	private static final TokenFilter WITHOUT_VERSION = new TokenFilter() {
+
+		@Override
+		public TokenFilter includeProperty(String name) {
+			return Upcasters.VERSION_PROPERTY.equals(name) ? null : TokenFilter.INCLUDE_ALL;
+		}
+
+	};
+
+	/**
+	 * Binds the stored text without its top-level version property: what binding the tree with the property taken
+	 * out gives ({@link Upcasters#takeVersion}), without building the tree (a mapper that fails on unknown properties
+	 * or a class that collects them sees no version property either way).
+	 */
+	private <T> T bindWithoutVersion(String json, Class<T> type) {
+		ObjectReader reader = reader(type);
+		try (JsonParser parser = new FilteringParserDelegate(reader.createParser(json), WITHOUT_VERSION,
+				TokenFilter.Inclusion.INCLUDE_ALL_AND_PATH, true)) {
+			return reader.readValue(parser);
 		}
 		catch (JacksonException ex) {
-			throw new JournalSerializationException("Cannot read stored payload as " + type.getName() + ": "
+			throw readFailure(json, type, ex);
+		}
+	}
+
+	private ObjectReader reader(Class<?> type) {
+		return this.readers.computeIfAbsent(type, this.mapper::readerFor);
+	}
+
+	private static RuntimeException readFailure(String json, Class<?> type, JacksonException ex) {
+		if (ex instanceof InvalidTypeIdException) {
+			return new UnknownPayloadTypeException("Cannot read stored payload as " + type.getName() + ": "
 					+ ex.getOriginalMessage() + " (payload: " + abbreviate(json) + ")", ex);
 		}
+		return new JournalSerializationException("Cannot read stored payload as " + type.getName() + ": "
+				+ ex.getOriginalMessage() + " (payload: " + abbreviate(json) + ")", ex);
 	}
 
 	/**

@@ -65,9 +65,10 @@ public final class Upcasters {
 		return !this.events.isEmpty();
 	}
 
-	/** @return whether a chain starts from any version of this kind */
-	boolean hasChain(@Nullable String kind) {
-		return kind != null && this.events.containsKey(kind);
+	/** @return whether a step of this kind's chain reads this version (so the payload needs the tree) */
+	boolean hasStep(@Nullable String kind, int version) {
+		Map<Integer, EventUpcaster> chain = (kind != null) ? this.events.get(kind) : null;
+		return chain != null && chain.containsKey(version);
 	}
 
 	boolean hasSnapshotUpcasters(Class<?> type) {

@@ -8,11 +8,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import com.datastax.oss.driver.api.core.cql.BatchStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import org.junit.jupiter.api.AfterAll;
@@ -21,10 +24,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.JournalUnavailableException;
 import io.cassandrajournal.entity.EntityRepository;
 import io.cassandrajournal.entity.EventsDeletedException;
 import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.ConsistencyReport.SequenceRange;
+import io.cassandrajournal.journal.AppendResult;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.journal.ReplayResult;
 import io.cassandrajournal.projection.DurableStateOffsetStore;
@@ -40,7 +45,9 @@ import io.cassandrajournal.testing.AccountEvent;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testing.DepositBalance;
 import io.cassandrajournal.testing.FaultInjectingSession;
+import io.cassandrajournal.testing.JournalFixture;
 import io.cassandrajournal.testing.JournalLogs;
+import io.cassandrajournal.testing.LateBatches;
 import io.cassandrajournal.testing.SettableClock;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
@@ -58,7 +65,10 @@ import static org.awaitility.Awaitility.await;
  * deleteTo, or a writer whose clock runs ahead) is delivered, by replays and by projections that page through the
  * range, not stepped over as deleted;</li>
  * <li>a deleteTo that completes while a replay waits on its range as a hole is seen before the replay seals it: the
- * range is reported deleted, not sealed as a crash gap.</li>
+ * range is reported deleted, not sealed as a crash gap;</li>
+ * <li>a claim in flight when a deleteTo without the tag index read the head, released and taken again by another
+ * append, is not under the mark: that append's events are delivered when its batch lands (finding 23, Review,
+ * item 4).</li>
  * </ul>
  */
 @CassandraTest
@@ -243,6 +253,63 @@ class DeletionMarkReplayIT {
 		assertThat(replayed.crashGaps()).as("deleted before the seal, not a crash gap").isEmpty();
 		assertThat(replayed.deleted()).isEqualTo(new SequenceRange(1, 5));
 		assertThat(logsAbout(id, Level.WARN)).as("no crash-gap warning (and so no seal)").isEmpty();
+	}
+
+	/**
+	 * Finding 23, Review, item 4: a deleteTo without the tag index read the head once. Writer A's claim of 9..10 is
+	 * in flight when the deleteTo reads the head (10); A's batch fails and A releases the claim (head 8); writer B
+	 * claims 9..12 and its batch is on its way when a replay reads. The mark must not cover 9..10: B's acknowledged
+	 * events are delivered once its batch lands, not skipped as deleted. Driven in order: A's claim is answered only
+	 * after the deleteTo's head read has run on the node, and the replay starts while B's batch is held.
+	 */
+	@Test
+	void aClaimReleasedAndTakenAgainDuringADeleteToIsDeliveredNotSkippedAsDeleted() {
+		CassandraJournalOptions options = JournalFixture.releasing(options(), IN_FLIGHT_WAIT);
+		CassandraJournal plain = journal(options);
+		String id = "reclaimed-" + UUID.randomUUID();
+		result(plain.append(id, 0, deposits(8)));
+
+		FaultInjectingSession deleterFaults = new FaultInjectingSession(this.keyspace.session());
+		CassandraJournal deleter = CassandraJournal.create(deleterFaults.session(), options, new JacksonEventSerializer());
+		CompletableFuture<Void> headRead = new CompletableFuture<>();
+		deleterFaults.answerAfter(FaultInjectingSession.cqlContains("SELECT max_sequence_nr"), 0, () -> {
+			headRead.complete(null);
+			return CompletableFuture.completedFuture(null);
+		});
+
+		FaultInjectingSession faultsA = new FaultInjectingSession(this.keyspace.session());
+		CassandraJournal a = CassandraJournal.create(faultsA.session(), options, new JacksonEventSerializer());
+		AtomicReference<CompletionStage<Void>> deletion = new AtomicReference<>();
+		// A's claim of 9..10 applies; before A hears of it, the deleteTo(10) reads the head (10).
+		faultsA.answerAfter(FaultInjectingSession.lightweightTransactions()
+			.and(FaultInjectingSession.cqlContaining("max_sequence_nr")), 0, () -> {
+				deletion.set(deleter.deleteTo(id, 10));
+				return headRead;
+			});
+		// A's batch fails before it is sent: A releases its claim.
+		faultsA.failBeforeSending((s) -> s instanceof BatchStatement, Integer.MAX_VALUE);
+		assertThat(LateBatches.outcome(a.append(id, 8, deposits(2)))).isInstanceOf(JournalUnavailableException.class);
+		faultsA.heal();
+		assertThat(result(plain.highestSequenceNr(id))).as("A's claim released").isEqualTo(8);
+		assertThat(deletion.get()).as("the deleteTo ran during A's claim").isNotNull();
+		result(deletion.get(), Duration.ofSeconds(30));
+
+		// B claims 9..12; its batch is held while a replay reads.
+		FaultInjectingSession faultsB = new FaultInjectingSession(this.keyspace.session());
+		CassandraJournal b = CassandraJournal.create(faultsB.session(), options, new JacksonEventSerializer());
+		faultsB.delayBatches(Duration.ofSeconds(5));
+		CompletionStage<AppendResult> appendB = b.append(id, 8, deposits(4));
+		// Bound: B's claim is one Paxos round, not delayed.
+		await().alias("B's claim of 9..12").atMost(Duration.ofSeconds(10))
+			.until(() -> result(plain.highestSequenceNr(id)) == 12);
+		CompletionStage<LateBatches.Replayed> replay = LateBatches.replay(plain, id);
+		assertThat(appendB.toCompletableFuture()).as("the replay started while B's batch is in flight").isNotDone();
+
+		LateBatches.Replayed replayed = result(replay, Duration.ofSeconds(15));
+		assertThat(LateBatches.outcome(appendB)).as("B's append acknowledged").isNull();
+		assertThat(replayed.sequenceNrs()).as("B's events, 9..10 included").containsExactly(9L, 10L, 11L, 12L);
+		assertThat(replayed.result().deleted()).as("only A's predecessors were deleted").isEqualTo(new SequenceRange(1, 8));
+		assertThat(replayed.result().crashGaps()).isEmpty();
 	}
 
 	/** The journal's clock, counting its reads (each round of a replay reads it). */

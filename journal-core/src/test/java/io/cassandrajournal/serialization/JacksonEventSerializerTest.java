@@ -116,6 +116,40 @@ class JacksonEventSerializerTest {
 	}
 
 	@Test
+	void theVersionAtTheEndIsReadOffTheText() {
+		assertThat(JacksonEventSerializer.versionAtEnd("{\"amount\":5,\"_version\":12}")).isEqualTo(12);
+		assertThat(JacksonEventSerializer.versionAtEnd("{ \"_version\" : 3 }\n")).isEqualTo(3);
+		assertThat(JacksonEventSerializer.versionAtEnd("{\"amount\":5}")).isEqualTo(JacksonEventSerializer.NOT_STAMPED);
+		assertThat(JacksonEventSerializer.versionAtEnd("{\"_version\":0}")).as("no valid version").isZero();
+		assertThat(JacksonEventSerializer.versionAtEnd("{\"_version\":12345678901}")).as("too long").isZero();
+	}
+
+	/**
+	 * A payload at the version its kind's chain ends with is bound from its text (no tree): the result must be what
+	 * the tree gave, the top-level version property taken out (a strict mapper does not see it), a nested property of
+	 * the same name kept, no step run; an invalid version still fails as on the tree.
+	 */
+	@Test
+	void aPayloadAtTheVersionItsChainEndsWithIsReadAsOnTheTreeWithoutItsVersion() {
+		Upcasters upcasters = Upcasters.builder()
+			.add(EventUpcaster.of("deposited", 1, (event) -> event.put("amount", event.get("amount").asLong() * 10)))
+			.build();
+		JacksonEventSerializer strict = new JacksonEventSerializer(
+				JsonMapper.builder().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build(), upcasters);
+		assertThat(strict.deserializeEvent("{\"kind\":\"deposited\",\"amount\":5,\"_version\":2}", Event.class))
+			.as("at the chain's end: no step").containsExactly(new Deposited(5));
+		assertThat(strict.deserializeEvent("{\"kind\":\"deposited\",\"amount\":5}", Event.class))
+			.as("version 1: upcast").containsExactly(new Deposited(50));
+		JacksonEventSerializer lenient = new JacksonEventSerializer(upcasters);
+		assertThat(lenient.deserializeEvent("{\"kind\":\"other\",\"inner\":{\"_version\":1},\"_version\":3}",
+				Object.class))
+			.as("the top-level version out, the nested one kept").hasToString("[{kind=other, inner={_version=1}}]");
+		assertThatThrownBy(() -> lenient.deserializeEvent("{\"kind\":\"deposited\",\"_version\":0}", Event.class))
+			.isInstanceOf(JournalSerializationException.class)
+			.hasMessageContaining("_version");
+	}
+
+	@Test
 	void theKindIsFoundWhateverTheWayItIsWritten() {
 		JacksonEventSerializer serializer = new JacksonEventSerializer(Upcasters.builder()
 			.add(EventUpcaster.of("a\"b", 1, (event) -> event.put("upcast", true)))
