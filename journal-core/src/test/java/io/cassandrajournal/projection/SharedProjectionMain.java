@@ -47,7 +47,18 @@ public final class SharedProjectionMain {
 	private SharedProjectionMain() {
 	}
 
-	public static void main(String[] args) throws Exception {
+	public static void main(String[] args) {
+		try {
+			run(args);
+		}
+		catch (Throwable ex) {
+			// The driver's threads would keep a JVM whose start-up failed alive: exit, so the test sees it.
+			ex.printStackTrace();
+			System.exit(1);
+		}
+	}
+
+	private static void run(String[] args) throws Exception {
 		List<InetSocketAddress> contactPoints = Arrays.stream(args[0].split(","))
 			.map((point) -> new InetSocketAddress(point.substring(0, point.lastIndexOf(':')),
 					Integer.parseInt(point.substring(point.lastIndexOf(':') + 1))))

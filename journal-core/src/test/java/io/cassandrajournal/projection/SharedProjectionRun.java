@@ -175,6 +175,9 @@ final class SharedProjectionRun {
 
 	private final List<String> instanceIds = new CopyOnWriteArrayList<>();
 
+	/** Instances whose start-up failed and that were started again (on a cluster), the first line of each. */
+	private final List<String> startFailures = new CopyOnWriteArrayList<>();
+
 	/** (segment key, epoch) to the owner seen in the lease row; a second owner for one epoch is a violation. */
 	private final Map<String, String> ownerByEpoch = new ConcurrentHashMap<>();
 
@@ -381,7 +384,39 @@ final class SharedProjectionRun {
 		return (System.nanoTime() - since) / 1e9;
 	}
 
+	/**
+	 * Starts an instance. On a cluster, an instance whose start-up failed (it exits: a node went down during its
+	 * schema check, finding 24 (H) in docs/reliability.md) is started again, as an orchestrator would, at most
+	 * twice; each such start is counted.
+	 */
 	private void start(String name) throws Exception {
+		for (int attempt = 1;; attempt++) {
+			try {
+				startOnce(name);
+				return;
+			}
+			catch (InstanceExited ex) {
+				if (this.nodeStops == null || attempt == 3) {
+					throw ex;
+				}
+				this.startFailures.add(ex.getMessage().lines().findFirst().orElse(""));
+				System.out.println("instance start-up failed, starting it again: " + ex.getMessage());
+			}
+		}
+	}
+
+	/** An instance JVM that exited before it started. */
+	private static final class InstanceExited extends IllegalStateException {
+
+		private static final long serialVersionUID = 1L;
+
+		InstanceExited(String message) {
+			super(message);
+		}
+
+	}
+
+	private void startOnce(String name) throws Exception {
 		String id = name + "-" + this.incarnations++;
 		this.instanceIds.add(id);
 		Path output = this.work.resolve(id + ".out");
@@ -401,7 +436,7 @@ final class SharedProjectionRun {
 		// Bound: a JVM start, a session and the engine's start-up on a loaded 2-core machine.
 		await("instance " + id + " started").atMost(Duration.ofSeconds(90L * this.slack)).pollInterval(Duration.ofMillis(100)).until(() -> {
 			if (!child.isAlive()) {
-				throw new IllegalStateException(id + " exited: " + Files.readString(output));
+				throw new InstanceExited(id + " exited: " + Files.readString(output));
 			}
 			return Files.readString(output).contains("STARTED");
 		});
@@ -572,6 +607,10 @@ final class SharedProjectionRun {
 		}
 		text.append(String.format("kills: %d; SIGSTOPped instance's segments taken after %d ms; instances started: %s%n",
 				kills, stopped.toMillis(), this.instanceIds));
+		if (!this.startFailures.isEmpty()) {
+			text.append(String.format("instance start-ups that failed and were started again: %d %s%n",
+					this.startFailures.size(), this.startFailures));
+		}
 		text.append(String.format("cursor writes recorded: %s; (segment, epoch) pairs seen in lease rows: %d%n", outcomes,
 				this.ownerByEpoch.size()));
 		List<Long> millis = this.failovers.stream().map(Duration::toMillis).sorted().toList();
