@@ -28,8 +28,9 @@ import static org.awaitility.Awaitility.await;
  * default LOCAL_QUORUM): the three application JVMs, one SIGKILLed every 20 s and restarted, one SIGSTOPped past its
  * lease, and besides them two Cassandra nodes stopped and restarted ({@link ClusterNodeStops}: a SIGKILL of the
  * preferred coordinator a quarter into the run, a graceful stop of the then preferred coordinator at three fifths),
- * each down 15 s. The same assertions: read model equal to the fold of the journal, cursors fenced and never moving
- * back, duplicates bounded by one batch per takeover from a dead owner; and at least one node stop made. Tagged
+ * each down 15 s. The same correctness assertions: read model equal to the fold of the journal, cursors fenced and
+ * never moving back, duplicates bounded by one batch per takeover from a dead owner; and at least one node stop
+ * made. The load checks (kills made, events appended) are half the single node's: takeovers are slower here. Tagged
  * {@code cluster}: {@code ./mvnw -Pcluster-tests verify -pl journal-core -am -Dit.test=SharedProjectionClusterIT}
  * ({@code -Dshared.duration=S}, default 180).
  * <p>
@@ -84,7 +85,12 @@ class SharedProjectionClusterIT {
 				});
 				Path work = SharedProjectionRun.workDirectory();
 				SharedProjectionRun.Report report = SharedProjectionRun.run(keyspace, duration, work, stops);
-				SharedProjectionMultiJvmIT.assertRunHolds(report, duration);
+				// The load checks are halved: each kill waits for the previous one's takeover, which took 12 to 27 s
+				// here (three nodes, a node restart of about 80 s, three instances and the test on 2 cores), so the
+				// 20 s schedule slips (7 kills in 180 s in the run of 14:26 UTC), and appends ran at about 8 a second.
+				// The correctness checks are the same.
+				SharedProjectionMultiJvmIT.assertRunHolds(report, (int) (duration.toSeconds() / 40),
+						duration.toSeconds() * 5);
 				assertThat(report.nodeStops()).as("Cassandra nodes stopped").isPositive();
 			}
 		}
