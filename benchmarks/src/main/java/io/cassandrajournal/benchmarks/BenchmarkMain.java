@@ -27,7 +27,8 @@ import io.cassandrajournal.serialization.JacksonEventSerializer;
  * starting a node; {@code --output dir} (default {@code benchmarks/results}); {@code --only group,..} (groups
  * {@code appends}, {@code reads}, {@code projection}, {@code scaling}, {@code retention}) or {@code --workloads name,..} (workload
  * names as in the table, such as {@code replay-100k,tag-walk}) to run part of it; {@code --rounds n} to change
- * the number of rounds. A partial run writes {@code partial.json}.
+ * the number of rounds; {@code --lease-timing 4s,1s} (lease timeout, renew interval; {@code s} or {@code ms}) for
+ * {@code projection-failover} instead of the defaults. A partial run writes {@code partial.json}.
  */
 public final class BenchmarkMain {
 
@@ -39,6 +40,9 @@ public final class BenchmarkMain {
 
 	/** Workload names to run; all (of the selected groups) if null. */
 	private static java.util.@org.jspecify.annotations.Nullable Set<String> workloads;
+
+	/** {@code projection-failover}'s lease timeout and renew interval; the defaults if null. */
+	private static Duration @org.jspecify.annotations.Nullable [] leaseTiming;
 
 	private static boolean selected(String group) {
 		return only == null || only.contains(group);
@@ -69,6 +73,7 @@ public final class BenchmarkMain {
 		boolean smoke = false;
 		only = null;
 		workloads = null;
+		leaseTiming = null;
 		int rounds = 0;
 		String contactPoints = null;
 		String datacenter = "datacenter1";
@@ -83,9 +88,11 @@ public final class BenchmarkMain {
 				case "--only" -> only = java.util.Set.of(args[++i].split(","));
 				case "--workloads" -> workloads = java.util.Set.of(args[++i].split(","));
 				case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+				case "--lease-timing" -> leaseTiming = leaseTiming(args[++i]);
 				default -> throw new IllegalArgumentException("Unknown argument " + args[i]
 						+ "; use --full, --smoke, --contact-points host:port, --datacenter dc, --output dir, "
-						+ "--only appends,reads,projection,scaling, --workloads replay-100k,tag-walk,.., --rounds n");
+						+ "--only appends,reads,projection,scaling, --workloads replay-100k,tag-walk,.., --rounds n, "
+						+ "--lease-timing 4s,1s");
 			}
 		}
 		Bench.Sizes sizes = smoke ? Bench.Sizes.smoke() : Bench.Sizes.full();
@@ -174,7 +181,8 @@ public final class BenchmarkMain {
 					.forEach((r) -> results.add(log(r)));
 			}
 			if (selected("projection", "projection-failover")) {
-				results.addAll(new FailoverWorkloads(bench, reads, points.get(0)).failover().stream().map(BenchmarkMain::log)
+				results.addAll(new FailoverWorkloads(bench, reads, points.get(0), leaseTiming).failover().stream()
+					.map(BenchmarkMain::log)
 					.toList());
 			}
 			if (selected("retention", "cleanup", "cleanup-disk-freed", "cleanup-disk-freed-no-grace")) {
@@ -208,6 +216,9 @@ public final class BenchmarkMain {
 				if (workloads != null) {
 					environment.put("workloads", String.join(",", workloads));
 				}
+				if (leaseTiming != null) {
+					environment.put("lease_timing", leaseTiming[0] + "," + leaseTiming[1]);
+				}
 				Report.writeJson(output.resolve("partial.json"), results, environment);
 				System.out.println("wrote " + output.resolve("partial.json").toAbsolutePath());
 				return results;
@@ -226,6 +237,35 @@ public final class BenchmarkMain {
 				node.close();
 			}
 		}
+	}
+
+	/**
+	 * @param value {@code <timeout>,<renew interval>}, each a number with {@code s} or {@code ms}, such as {@code 4s,1s}
+	 * @return the two durations, checked as the engine checks them (the renew interval at most a third of the timeout)
+	 */
+	static Duration[] leaseTiming(String value) {
+		String[] parts = value.split(",");
+		if (parts.length != 2) {
+			throw new IllegalArgumentException("--lease-timing takes <timeout>,<renew interval>, such as 4s,1s; was "
+					+ value);
+		}
+		Duration[] timing = { duration(parts[0]), duration(parts[1]) };
+		if (timing[1].isZero() || timing[1].multipliedBy(3).compareTo(timing[0]) > 0) {
+			throw new IllegalArgumentException("--lease-timing: the renew interval must be positive and at most a "
+					+ "third of the lease timeout; was " + value);
+		}
+		return timing;
+	}
+
+	private static Duration duration(String text) {
+		String t = text.trim();
+		if (t.endsWith("ms")) {
+			return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+		}
+		if (t.endsWith("s")) {
+			return Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 1)) * 1000));
+		}
+		throw new IllegalArgumentException("--lease-timing: " + text + " needs a unit, s or ms (such as 4s or 500ms)");
 	}
 
 	private static Result log(Result result) {

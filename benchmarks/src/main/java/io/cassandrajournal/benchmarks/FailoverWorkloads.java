@@ -20,6 +20,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
+import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
+import org.jspecify.annotations.Nullable;
+
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.SliceHash;
 import io.cassandrajournal.journal.CassandraJournal;
@@ -40,8 +44,8 @@ import io.cassandrajournal.state.CassandraDurableStateStore;
  * first event a new owner handled, per segment the killed instance held. Three instances
  * ({@link FailoverInstanceMain}, each its own JVM) share a by-tag projection of {@link #SEGMENTS} segments with the
  * default lease timing ({@link ProjectionSharing#DEFAULT_LEASE_TIMEOUT}, renewed every
- * {@link ProjectionSharing#DEFAULT_RENEW_INTERVAL}; the smoke run {@link #SMOKE_LEASE_TIMEOUT}) and default
- * projection settings, under continuous appends
+ * {@link ProjectionSharing#DEFAULT_RENEW_INTERVAL}; the smoke run {@link #SMOKE_LEASE_TIMEOUT}; another with
+ * {@code --lease-timing 4s,1s}) and default projection settings, under continuous appends
  * from this JVM; the instance holding the most segments is killed with SIGKILL and started again (a new instance
  * id, as a restarted pod gets), {@link #kills} times, at least {@link #KILL_SPACING} apart and each once the
  * three instances share the segments again.
@@ -50,7 +54,9 @@ import io.cassandrajournal.state.CassandraDurableStateStore;
  * every segment's lease names the instance that handled its latest event (no hand-over in progress); who handled
  * what from the instances' files (the segment of an event is its persistenceId's slice, by the options' slice
  * function, over the slices per segment, as the engine computes it). Wall-clock times of one machine (the JVMs share its
- * clock).
+ * clock). What the lease timing costs: the writes and reads the node applied to the lease and membership tables
+ * during the run, from its metric virtual tables ({@code system_views.local_write_latency} and
+ * {@code local_read_latency}: counts per table, on the node the benchmark's session asks; meaningful on one node).
  */
 final class FailoverWorkloads {
 
@@ -100,14 +106,23 @@ final class FailoverWorkloads {
 
 	private int incarnations;
 
-	FailoverWorkloads(Bench bench, ReadWorkloads reads, InetSocketAddress contactPoint) {
+	/**
+	 * @param bench the benchmark
+	 * @param reads the read workloads (their keyspace)
+	 * @param contactPoint where the instances connect
+	 * @param leaseTiming lease timeout and renew interval, or null for the defaults (the smoke run: 3 s / 1 s)
+	 */
+	FailoverWorkloads(Bench bench, ReadWorkloads reads, InetSocketAddress contactPoint,
+			Duration @Nullable [] leaseTiming) {
 		this.bench = bench;
 		this.contactPoint = contactPoint;
 		this.options = options(reads.options().requireKeyspace());
 		boolean smoke = bench.sizes().tagEvents() < Bench.Sizes.full().tagEvents();
 		this.kills = smoke ? 1 : 12;
-		this.leaseTimeout = smoke ? SMOKE_LEASE_TIMEOUT : ProjectionSharing.DEFAULT_LEASE_TIMEOUT;
-		this.renewInterval = smoke ? SMOKE_RENEW_INTERVAL : ProjectionSharing.DEFAULT_RENEW_INTERVAL;
+		this.leaseTimeout = (leaseTiming != null) ? leaseTiming[0]
+				: smoke ? SMOKE_LEASE_TIMEOUT : ProjectionSharing.DEFAULT_LEASE_TIMEOUT;
+		this.renewInterval = (leaseTiming != null) ? leaseTiming[1]
+				: smoke ? SMOKE_RENEW_INTERVAL : ProjectionSharing.DEFAULT_RENEW_INTERVAL;
 		try {
 			this.work = Files.createTempDirectory("bench-failover");
 		}
@@ -164,6 +179,7 @@ final class FailoverWorkloads {
 		AtomicLong appended = new AtomicLong();
 		Thread appender = new Thread(() -> append(journal, appending, appended), "failover-appender");
 		List<Kill> done = new ArrayList<>();
+		Map<String, Long> countsBefore = tableCounts();
 		long started = System.nanoTime();
 		try {
 			for (String name : NAMES) {
@@ -200,6 +216,7 @@ final class FailoverWorkloads {
 			appender.join(30_000);
 			// Bound: the owners catch up with the last appends.
 			waitFor("every appended event handled", Duration.ofSeconds(120), () -> handledEvents() >= appended.get());
+			this.leaseCost = leaseCost(countsBefore, tableCounts(), (System.nanoTime() - started) / 1e9);
 		}
 		finally {
 			appending.set(false);
@@ -209,6 +226,52 @@ final class FailoverWorkloads {
 			observer.close();
 		}
 		return results(done, appended.get(), (System.nanoTime() - started) / 1e9);
+	}
+
+	/** What the lease and membership tables cost during the run, for the notes; "not measured" if unknown. */
+	private String leaseCost = "not measured";
+
+	/**
+	 * @return the node's counts of local writes and reads of the lease and membership tables (keys
+	 * {@code write:leases} and so on); empty where the metric virtual tables cannot be read
+	 */
+	private Map<String, Long> tableCounts() {
+		Map<String, Long> counts = new HashMap<>();
+		Map<String, String> tables = Map.of("leases", this.options.durableStateTable() + "_leases", "members",
+				this.options.durableStateTable() + "_members");
+		Map<String, String> views = Map.of("write", "local_write_latency", "read", "local_read_latency");
+		views.forEach((kind, view) -> tables.forEach((name, table) -> {
+			try {
+				Row row = this.bench.session()
+					.execute(SimpleStatement.newInstance("SELECT count FROM system_views." + view
+							+ " WHERE keyspace_name = ? AND table_name = ?", this.options.requireKeyspace(), table))
+					.one();
+				if (row != null) {
+					counts.put(kind + ":" + name, row.getLong(0));
+				}
+			}
+			catch (RuntimeException ex) {
+				// no metric virtual tables here (another Cassandra, another version): not measured
+			}
+		}));
+		return counts;
+	}
+
+	/** @return the lease and membership tables' writes and reads per second during the run, for the notes */
+	private String leaseCost(Map<String, Long> before, Map<String, Long> after, double seconds) {
+		if (after.size() < 4 || after.get("write:leases") == null || after.get("write:leases") == 0) {
+			return "not measured (no metric virtual tables, or no count)";
+		}
+		double leaseWrites = (after.get("write:leases") - before.getOrDefault("write:leases", 0L)) / seconds;
+		double leaseReads = (after.get("read:leases") - before.getOrDefault("read:leases", 0L)) / seconds;
+		double memberWrites = (after.get("write:members") - before.getOrDefault("write:members", 0L)) / seconds;
+		double memberReads = (after.get("read:members") - before.getOrDefault("read:members", 0L)) / seconds;
+		String cost = String.format("lease table %.2f writes/s (%.2f per segment), %.1f row reads/s (%.2f per segment); "
+				+ "membership table %.2f writes/s, %.1f reads/s; over %.0f s, local counts of the node",
+				leaseWrites, leaseWrites / SEGMENTS, leaseReads, leaseReads / SEGMENTS, memberWrites, memberReads, seconds);
+		System.out.println("failover: lease timing " + this.leaseTimeout.toMillis() + " ms / "
+				+ this.renewInterval.toMillis() + " ms costs: " + cost);
+		return cost;
 	}
 
 	private List<Result> results(List<Kill> kills, long appended, double seconds) {
@@ -232,11 +295,12 @@ final class FailoverWorkloads {
 			}
 		}
 		long distinct = all.stream().map(Handled::event).distinct().count();
-		String setup = String.format("3 instances (own JVMs), %d segments, lease timeout %d s, renew %d s, default "
+		String setup = String.format("3 instances (own JVMs), %d segments, lease timeout %s s, renew %s s, default "
 				+ "projection settings (poll 1 s, batch 100, backtrack 10 s); %d SIGKILLs of the instance holding most "
-				+ "segments, %d segment takeovers; %d events appended in %.0f s over %d entities, %d handled (%d distinct)",
-				SEGMENTS, this.leaseTimeout.toSeconds(), this.renewInterval.toSeconds(), kills.size(), lastToFirst.size(), appended, seconds,
-				ENTITIES, all.size(), distinct);
+				+ "segments, %d segment takeovers; %d events appended in %.0f s over %d entities, %d handled (%d distinct); "
+				+ "lease cost: %s",
+				SEGMENTS, this.leaseTimeout.toMillis() / 1000.0, this.renewInterval.toMillis() / 1000.0, kills.size(),
+				lastToFirst.size(), appended, seconds, ENTITIES, all.size(), distinct, this.leaseCost);
 		System.out.println("failover samples (s), last by dead owner to first by new owner: " + sorted(lastToFirst));
 		System.out.println("failover samples (s), kill to first by new owner: " + sorted(killToFirst));
 		List<Result> results = new ArrayList<>();

@@ -7,12 +7,15 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.internal.Errors;
@@ -36,23 +39,44 @@ import io.cassandrajournal.testsupport.TestSessions;
  * attempts (segment key, revision, epoch, offset, outcome) to a file, one line per write, unbuffered so that a
  * SIGKILL loses at most the line being written. Runs until killed.
  * <p>
- * Arguments: host port keyspace tag instance-id saves-file.
+ * Arguments: contact-points (host:port, comma-separated: every node of a cluster, so that a restart finds one up)
+ * datacenter keyspace tag instance-id saves-file.
  */
 public final class SharedProjectionMain {
 
 	private SharedProjectionMain() {
 	}
 
-	public static void main(String[] args) throws Exception {
-		CqlSession session = TestSessions.open(List.of(new InetSocketAddress(args[0], Integer.parseInt(args[1]))),
-				"datacenter1", args[2]);
+	public static void main(String[] args) {
+		try {
+			run(args);
+		}
+		catch (Throwable ex) {
+			// The driver's threads would keep a JVM whose start-up failed alive: exit, so the test sees it.
+			ex.printStackTrace();
+			System.exit(1);
+		}
+	}
+
+	private static void run(String[] args) throws Exception {
+		List<InetSocketAddress> contactPoints = Arrays.stream(args[0].split(","))
+			.map((point) -> new InetSocketAddress(point.substring(0, point.lastIndexOf(':')),
+					Integer.parseInt(point.substring(point.lastIndexOf(':') + 1))))
+			.toList();
+		CqlSession session = TestSessions.open(contactPoints, args[1], args[2]);
 		String tag = args[3];
 		String instance = args[4];
 		CassandraJournalOptions options = SharedProjectionRun.options(args[2]);
 		JacksonEventSerializer serializer = new JacksonEventSerializer();
 		CassandraJournal journal = CassandraJournal.create(session, options, serializer);
-		PreparedStatement upsert = session.prepare(SharedProjectionRun.UPSERT_READ_MODEL);
-		PreparedStatement count = session.prepare(SharedProjectionRun.COUNT_DELIVERY);
+		// At LOCAL_QUORUM (the test reads them so): on a cluster a write at the driver's LOCAL_ONE could be missing
+		// from the test's reads. The upsert is idempotent, so the driver retries it on another node when its
+		// coordinator goes down; the counter is not (a retried handler call may count twice).
+		PreparedStatement upsert = session.prepare(SimpleStatement.newInstance(SharedProjectionRun.UPSERT_READ_MODEL)
+			.setConsistencyLevel(DefaultConsistencyLevel.LOCAL_QUORUM)
+			.setIdempotent(true));
+		PreparedStatement count = session.prepare(SimpleStatement.newInstance(SharedProjectionRun.COUNT_DELIVERY)
+			.setConsistencyLevel(DefaultConsistencyLevel.LOCAL_QUORUM));
 		try (OutputStream saves = new FileOutputStream(args[5], true)) {
 			DurableStateStore recording = new RecordingStore(instance,
 					CassandraDurableStateStore.create(session, options, serializer), saves);
@@ -71,6 +95,10 @@ public final class SharedProjectionMain {
 					}),
 					ProjectionSettings.defaults()
 						.withSegments(SharedProjectionRun.SEGMENTS)
+						// A handler call that failed while a node of a cluster went down is retried for about
+						// 40 s before the segment stops (the default, 3 retries from 1 s, is about 7 s).
+						.withMaxRetries(10)
+						.withRetryBackoff(Duration.ofMillis(500), Duration.ofSeconds(5))
 						.withPollInterval(Duration.ofMillis(100))
 						.withFeed(new FeedSettings(Duration.ZERO, SharedProjectionRun.BACKTRACK,
 								SharedProjectionRun.PAGE_SIZE))));

@@ -32,9 +32,18 @@ class SharedProjectionMultiJvmIT {
 	}
 
 	static void assertRunHolds(SharedProjectionRun.Report report, Duration duration) {
+		assertRunHolds(report, (int) (duration.toSeconds() / 20), duration.toSeconds() * 10);
+	}
+
+	/**
+	 * @param report the run's report
+	 * @param minKills kills the run must have made (one every 20 s unless takeovers are slow)
+	 * @param minAppended events it must have appended (a measure of the load)
+	 */
+	static void assertRunHolds(SharedProjectionRun.Report report, int minKills, long minAppended) {
 		System.out.println(report.summary());
-		assertThat(report.kills()).as("kills").isGreaterThanOrEqualTo((int) (duration.toSeconds() / 20));
-		assertThat(report.appended()).as("events appended").isGreaterThan(duration.toSeconds() * 10);
+		assertThat(report.kills()).as("kills").isGreaterThanOrEqualTo(minKills);
+		assertThat(report.appended()).as("events appended").isGreaterThan(minAppended);
 		assertThat(report.violations()).as(report.summary()).isEmpty();
 		assertThat(report.readModelMatches()).as(report.summary()).isTrue();
 		assertThat(report.saves().getOrDefault(SharedProjectionRun.Save.APPLIED, 0L)).as("applied cursor writes")

@@ -20,8 +20,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
 import com.datastax.oss.driver.api.core.cql.Row;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
+import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.SliceHash;
@@ -30,6 +33,7 @@ import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.query.TagOffset;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.state.CassandraDurableStateStore;
+import io.cassandrajournal.testing.AccountEvent;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testsupport.TestKeyspace;
 
@@ -43,7 +47,8 @@ import static org.awaitility.Awaitility.await;
  * until the others hold all its segments (past its lease), then resumed with SIGCONT. Meanwhile this JVM polls
  * the lease rows and notes which instance held each (segment, epoch). At the end: the read model against the
  * fold of the journal, every recorded cursor write against the rules (see {@link Report}), and the events
- * handled more than once, counted.
+ * handled more than once, counted. On a cluster ({@link #run(TestKeyspace, Duration, Path, ClusterNodeStops)},
+ * {@link SharedProjectionClusterIT}) Cassandra nodes are stopped too, and the waits are twice as long.
  */
 final class SharedProjectionRun {
 
@@ -140,11 +145,14 @@ final class SharedProjectionRun {
 	 * @param deliveries handler calls that completed their writes
 	 * @param handledTwice deliveries beyond the first of each event
 	 * @param readModelMatches whether the read model equals the fold of the journal
+	 * @param appendsFailed appends that failed (only while a Cassandra node was down); each was followed by a read of
+	 * the entity's head, and the fold of the journal decides whether it was stored
+	 * @param nodeStops Cassandra nodes stopped (0 on one node)
 	 * @param summary printable
 	 */
 	record Report(long appended, int kills, Duration stopped, Map<String, Long> saves, List<String> violations,
 			long ownerChanges, int takenFromDead, List<Duration> failovers, long deliveries, long handledTwice,
-			boolean readModelMatches, String summary) {
+			boolean readModelMatches, long appendsFailed, int nodeStops, String summary) {
 	}
 
 	private final TestKeyspace keyspace;
@@ -159,7 +167,16 @@ final class SharedProjectionRun {
 
 	private final Map<String, Process> running = new HashMap<>();
 
+	/** Cassandra node stops during the run, on a cluster; null on one node. */
+	private final @Nullable ClusterNodeStops nodeStops;
+
+	/** Factor on the waits' bounds: 2 on a cluster (three nodes and a node restart on the same 2 cores), else 1. */
+	private final int slack;
+
 	private final List<String> instanceIds = new CopyOnWriteArrayList<>();
+
+	/** Instances whose start-up failed and that were started again (on a cluster), the first line of each. */
+	private final List<String> startFailures = new CopyOnWriteArrayList<>();
 
 	/** (segment key, epoch) to the owner seen in the lease row; a second owner for one epoch is a violation. */
 	private final Map<String, String> ownerByEpoch = new ConcurrentHashMap<>();
@@ -174,18 +191,17 @@ final class SharedProjectionRun {
 	/** Per SIGKILL: from the kill until no lease names the killed instance. */
 	private final List<Duration> failovers = new ArrayList<>();
 
-	private SharedProjectionRun(TestKeyspace keyspace, Path work) {
+	private SharedProjectionRun(TestKeyspace keyspace, Path work, @Nullable ClusterNodeStops nodeStops) {
 		this.keyspace = keyspace;
 		this.work = work;
+		this.nodeStops = nodeStops;
+		this.slack = (nodeStops == null) ? 1 : 2;
 		CassandraJournalOptions options = options(keyspace.name());
 		JacksonEventSerializer serializer = new JacksonEventSerializer();
 		this.journal = CassandraJournal.create(keyspace.session(), options, serializer);
 		CassandraDurableStateStore.create(keyspace.session(), options, serializer);
 		this.leases = LeaseTable.create(keyspace.session(), options);
-		keyspace.session().execute("CREATE TABLE IF NOT EXISTS multi_jvm_view (persistence_id text, sequence_nr bigint, "
-				+ "amount bigint, PRIMARY KEY (persistence_id, sequence_nr))");
-		keyspace.session().execute("CREATE TABLE IF NOT EXISTS multi_jvm_deliveries (persistence_id text, "
-				+ "sequence_nr bigint, n counter, PRIMARY KEY (persistence_id, sequence_nr))");
+		createReadModel(keyspace.session());
 	}
 
 	/**
@@ -220,7 +236,29 @@ final class SharedProjectionRun {
 	 * @return the report
 	 */
 	static Report run(TestKeyspace keyspace, Duration duration, Path work) throws Exception {
-		return new SharedProjectionRun(keyspace, work).run(duration);
+		return new SharedProjectionRun(keyspace, work, null).run(duration);
+	}
+
+	/**
+	 * The run on a cluster, with Cassandra node stops besides the instances' kills and pause.
+	 * @param keyspace an empty keyspace on the cluster, with the journal's, the durable state's, the lease and
+	 * member tables and the read model's created and known to every node
+	 * @param duration how long the kills go on
+	 * @param work where the instances' saves files and output go
+	 * @param nodeStops the node stops, started with the kills
+	 * @return the report
+	 */
+	static Report run(TestKeyspace keyspace, Duration duration, Path work, ClusterNodeStops nodeStops)
+			throws Exception {
+		return new SharedProjectionRun(keyspace, work, nodeStops).run(duration);
+	}
+
+	/** Creates the read model's tables (if not there). */
+	static void createReadModel(CqlSession session) {
+		session.execute("CREATE TABLE IF NOT EXISTS multi_jvm_view (persistence_id text, sequence_nr bigint, "
+				+ "amount bigint, PRIMARY KEY (persistence_id, sequence_nr))");
+		session.execute("CREATE TABLE IF NOT EXISTS multi_jvm_deliveries (persistence_id text, "
+				+ "sequence_nr bigint, n counter, PRIMARY KEY (persistence_id, sequence_nr))");
 	}
 
 	private Report run(Duration duration) throws Exception {
@@ -238,15 +276,21 @@ final class SharedProjectionRun {
 			appending.start();
 			leasePoller.start();
 			// Bound: members count as live after a couple of beats, each takes its share on its next renewals.
-			await("all segments owned by running instances").atMost(Duration.ofSeconds(60))
+			await("all segments owned by running instances").atMost(Duration.ofSeconds(60L * this.slack))
 				.pollInterval(Duration.ofMillis(200))
 				.until(() -> ownedByRunning() == SEGMENTS);
-			await("progress").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> viewRows() > 50);
+			await("progress").atMost(Duration.ofSeconds(60L * this.slack))
+				.pollInterval(Duration.ofMillis(500))
+				.ignoreExceptions()
+				.until(() -> viewRows() > 50);
 
 			long begin = System.nanoTime();
 			long end = begin + duration.toNanos();
 			int tick = 0;
 			stopped = Duration.ZERO;
+			if (this.nodeStops != null) {
+				this.nodeStops.start(begin, end);
+			}
 			while (System.nanoTime() < end) {
 				tick++;
 				// The kill schedule is timed (the one fixed wait): the next kill lands KILL_EVERY after the last.
@@ -262,10 +306,10 @@ final class SharedProjectionRun {
 				kills++;
 				this.takenFromDead += (int) held;
 				log.append(String.format("  %5.1f s: SIGKILL %s holding %d segments (%d view rows)%n", seconds(begin),
-						victimId, held, viewRows()));
+						victimId, held, viewRowsForLog()));
 				start(victim);
 				// Bound: the lease timeout on the others' clocks, then their next renewal; generous for a loaded machine.
-				await("segments of the killed " + victimId + " taken").atMost(LEASE_TIMEOUT.multipliedBy(4))
+				await("segments of the killed " + victimId + " taken").atMost(LEASE_TIMEOUT.multipliedBy(4L * this.slack))
 					.pollInterval(Duration.ofMillis(100))
 					.until(() -> owners().values().stream().noneMatch(victimId::equals));
 				this.failovers.add(Duration.ofNanos(System.nanoTime() - killed));
@@ -275,14 +319,21 @@ final class SharedProjectionRun {
 					stopped = pause(frozen, log, begin);
 				}
 			}
+			if (this.nodeStops != null) {
+				this.nodeStops.finish();
+			}
 			appender.stop();
 			appending.join(30_000);
 			// Bound: the owners catch up with the last appends (a takeover at most a lease timeout away).
-			await("read model equals the fold of the journal").atMost(Duration.ofSeconds(90))
+			await("read model equals the fold of the journal").atMost(Duration.ofSeconds(90L * this.slack))
 				.pollInterval(Duration.ofMillis(500))
-				.until(() -> readModel().equals(appender.expected()));
+				.ignoreExceptions()
+				.until(() -> readModel().equals(journalFold(appender).model()));
 		}
 		finally {
+			if (this.nodeStops != null) {
+				this.nodeStops.cancel();
+			}
 			appender.stop();
 			polling.set(false);
 			for (Process process : this.running.values()) {
@@ -303,7 +354,7 @@ final class SharedProjectionRun {
 		try {
 			// Bound: the others see its beat and leases unchanged for the lease timeout, then take on their next
 			// renewal; plus a restarted instance's start-up on a loaded machine.
-			await("segments of the stopped " + frozenId + " taken by others").atMost(LEASE_TIMEOUT.multipliedBy(6))
+			await("segments of the stopped " + frozenId + " taken by others").atMost(LEASE_TIMEOUT.multipliedBy(6L * this.slack))
 				.pollInterval(Duration.ofMillis(100))
 				.until(() -> owners().values().stream().noneMatch(frozenId::equals) && ownedByRunning() == SEGMENTS);
 		}
@@ -315,7 +366,7 @@ final class SharedProjectionRun {
 				frozenId, taken.toMillis()));
 		// Bound: the resumed instance finds its leases gone, beats again and is given its share back on the
 		// others' next renewals.
-		await("the resumed " + frozenId + " owns segments again").atMost(Duration.ofSeconds(30))
+		await("the resumed " + frozenId + " owns segments again").atMost(Duration.ofSeconds(30L * this.slack))
 			.pollInterval(Duration.ofMillis(100))
 			.until(() -> owners().values().stream().anyMatch(frozenId::equals));
 		log.append(String.format("  %5.1f s: %s owns segments again%n", seconds(begin), frozenId));
@@ -333,25 +384,59 @@ final class SharedProjectionRun {
 		return (System.nanoTime() - since) / 1e9;
 	}
 
+	/**
+	 * Starts an instance. On a cluster, an instance whose start-up failed (it exits: a node went down during its
+	 * schema check, finding 24 (H) in docs/reliability.md) is started again, as an orchestrator would, at most
+	 * twice; each such start is counted.
+	 */
 	private void start(String name) throws Exception {
+		for (int attempt = 1;; attempt++) {
+			try {
+				startOnce(name);
+				return;
+			}
+			catch (InstanceExited ex) {
+				if (this.nodeStops == null || attempt == 3) {
+					throw ex;
+				}
+				this.startFailures.add(ex.getMessage().lines().findFirst().orElse(""));
+				System.out.println("instance start-up failed, starting it again: " + ex.getMessage());
+			}
+		}
+	}
+
+	/** An instance JVM that exited before it started. */
+	private static final class InstanceExited extends IllegalStateException {
+
+		private static final long serialVersionUID = 1L;
+
+		InstanceExited(String message) {
+			super(message);
+		}
+
+	}
+
+	private void startOnce(String name) throws Exception {
 		String id = name + "-" + this.incarnations++;
 		this.instanceIds.add(id);
 		Path output = this.work.resolve(id + ".out");
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+		String contactPoints = this.keyspace.contactPoints()
+			.stream()
+			.map((point) -> point.getHostString() + ":" + point.getPort())
+			.collect(Collectors.joining(","));
 		Process child = new ProcessBuilder(java, "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
 				"-Dshared.slice-groups=" + SLICE_GROUPS, "-cp",
-				System.getProperty("java.class.path"), SharedProjectionMain.class.getName(),
-				this.keyspace.contactPoints().get(0).getHostString(),
-				Integer.toString(this.keyspace.contactPoints().get(0).getPort()), this.keyspace.name(), this.tag, id,
-				this.work.resolve(id + ".saves").toString())
+				System.getProperty("java.class.path"), SharedProjectionMain.class.getName(), contactPoints,
+				this.keyspace.datacenter(), this.keyspace.name(), this.tag, id, this.work.resolve(id + ".saves").toString())
 			.redirectErrorStream(true)
 			.redirectOutput(output.toFile())
 			.start();
 		this.running.put(name, child);
 		// Bound: a JVM start, a session and the engine's start-up on a loaded 2-core machine.
-		await("instance " + id + " started").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).until(() -> {
+		await("instance " + id + " started").atMost(Duration.ofSeconds(90L * this.slack)).pollInterval(Duration.ofMillis(100)).until(() -> {
 			if (!child.isAlive()) {
-				throw new IllegalStateException(id + " exited: " + Files.readString(output));
+				throw new InstanceExited(id + " exited: " + Files.readString(output));
 			}
 			return Files.readString(output).contains("STARTED");
 		});
@@ -369,20 +454,33 @@ final class SharedProjectionRun {
 		}
 	}
 
-	/** @return each held segment's owner, from the lease rows; notes the owner of each epoch seen */
+	/**
+	 * @return each held segment's owner, from the lease rows (one read of all 16, at the journal's consistency, as
+	 * the instances watch them: a row a lightweight transaction wrote is seen once it is committed); notes the owner
+	 * of each epoch seen
+	 */
 	private Map<String, String> owners() {
+		// Bound: on a cluster a read can fail while a node goes down; the driver turns to the others.
+		return await("lease rows read").atMost(Duration.ofSeconds(30))
+			.pollDelay(Duration.ZERO)
+			.pollInterval(Duration.ofMillis(200))
+			.ignoreExceptions()
+			.until(this::readOwners, (owners) -> true);
+	}
+
+	private Map<String, String> readOwners() {
 		Map<String, String> owners = new HashMap<>();
-		for (SliceRange range : SliceRange.split(SEGMENTS)) {
-			Optional<Lease> row = result(this.leases.read(PROJECTION, range.key()));
-			row.filter((lease) -> lease.owner() != null).ifPresent((lease) -> {
-				owners.put(range.key(), lease.owner());
-				String before = this.ownerByEpoch.putIfAbsent(range.key() + "@" + lease.epoch(), lease.owner());
+		List<String> segments = SliceRange.split(SEGMENTS).stream().map(SliceRange::key).toList();
+		result(this.leases.watch(PROJECTION, segments)).forEach((segment, lease) -> {
+			if (lease.owner() != null) {
+				owners.put(segment, lease.owner());
+				String before = this.ownerByEpoch.putIfAbsent(segment + "@" + lease.epoch(), lease.owner());
 				if (before != null && !before.equals(lease.owner())) {
-					this.violations.add("segment " + range.key() + " epoch " + lease.epoch() + " held by " + before
+					this.violations.add("segment " + segment + " epoch " + lease.epoch() + " held by " + before
 							+ " and by " + lease.owner());
 				}
-			});
-		}
+			}
+		});
 		return owners;
 	}
 
@@ -406,15 +504,30 @@ final class SharedProjectionRun {
 		return owners().values().stream().filter(latest.values()::contains).count();
 	}
 
+	/** @return the read model's rows, or -1 if the count failed (a node going down): for the log only */
+	private long viewRowsForLog() {
+		try {
+			return viewRows();
+		}
+		catch (RuntimeException ex) {
+			return -1;
+		}
+	}
+
 	private long viewRows() {
-		return this.keyspace.session().execute("SELECT count(*) FROM multi_jvm_view").one().getLong(0);
+		return this.keyspace.session().execute(quorum("SELECT count(*) FROM multi_jvm_view")).one().getLong(0);
+	}
+
+	/** The read model is written at LOCAL_QUORUM (on one node, the node). */
+	private static SimpleStatement quorum(String cql) {
+		return SimpleStatement.newInstance(cql).setConsistencyLevel(DefaultConsistencyLevel.LOCAL_QUORUM);
 	}
 
 	/** @return per entity: highest sequence number present with every one below it, and the sum of amounts */
 	private Map<String, List<Long>> readModel() {
 		Map<String, List<Long>> model = new HashMap<>();
 		Map<String, Long> rows = new HashMap<>();
-		for (Row row : this.keyspace.session().execute("SELECT persistence_id, sequence_nr, amount FROM multi_jvm_view")) {
+		for (Row row : this.keyspace.session().execute(quorum("SELECT persistence_id, sequence_nr, amount FROM multi_jvm_view"))) {
 			rows.merge(row.getString(0), 1L, Long::sum);
 			List<Long> entry = model.computeIfAbsent(row.getString(0), (k) -> new ArrayList<>(List.of(0L, 0L)));
 			entry.set(0, Math.max(entry.get(0), row.getLong(1)));
@@ -474,19 +587,30 @@ final class SharedProjectionRun {
 		}
 		long deliveries = 0;
 		long distinct = 0;
-		for (Row row : this.keyspace.session().execute("SELECT n FROM multi_jvm_deliveries")) {
+		for (Row row : this.keyspace.session().execute(quorum("SELECT n FROM multi_jvm_deliveries"))) {
 			deliveries += row.getLong(0);
 			distinct++;
 		}
 		Map<String, List<Long>> model = readModel();
-		boolean matches = model.equals(appender.expected());
+		Fold fold = journalFold(appender);
+		this.violations.addAll(fold.lost());
+		boolean matches = model.equals(fold.model());
 		StringBuilder text = new StringBuilder();
 		text.append(String.format("multi-JVM shared projection: %d segments, 3 instances, lease timeout %d s, "
-				+ "%d events appended over %d entities; tag-slice-groups: %s%n", SEGMENTS, LEASE_TIMEOUT.toSeconds(),
-				appender.appended(), ENTITIES, sliced));
+				+ "%d events appended over %d entities (%d appends failed); tag-slice-groups: %s; Cassandra: %s%n",
+				SEGMENTS, LEASE_TIMEOUT.toSeconds(), appender.appended(), ENTITIES, appender.failed(), sliced,
+				(this.nodeStops == null) ? "one node" : this.keyspace.contactPoints().size() + " nodes"));
 		text.append(log);
+		if (this.nodeStops != null) {
+			this.nodeStops.log().forEach((line) -> text.append(line).append('\n'));
+			text.append(this.nodeStops.summary()).append('\n');
+		}
 		text.append(String.format("kills: %d; SIGSTOPped instance's segments taken after %d ms; instances started: %s%n",
 				kills, stopped.toMillis(), this.instanceIds));
+		if (!this.startFailures.isEmpty()) {
+			text.append(String.format("instance start-ups that failed and were started again: %d %s%n",
+					this.startFailures.size(), this.startFailures));
+		}
 		text.append(String.format("cursor writes recorded: %s; (segment, epoch) pairs seen in lease rows: %d%n", outcomes,
 				this.ownerByEpoch.size()));
 		List<Long> millis = this.failovers.stream().map(Duration::toMillis).sorted().toList();
@@ -500,7 +624,8 @@ final class SharedProjectionRun {
 		text.append(String.format("violations: %d%n", this.violations.size()));
 		this.violations.stream().limit(20).forEach((v) -> text.append("  ").append(v).append('\n'));
 		return new Report(appender.appended(), kills, stopped, outcomes, List.copyOf(this.violations), ownerChanges,
-				this.takenFromDead, List.copyOf(this.failovers), deliveries, deliveries - distinct, matches, text.toString());
+				this.takenFromDead, List.copyOf(this.failovers), deliveries, deliveries - distinct, matches,
+				appender.failed(), (this.nodeStops == null) ? 0 : this.nodeStops.made(), text.toString());
 	}
 
 	/**
@@ -550,16 +675,59 @@ final class SharedProjectionRun {
 		return violations;
 	}
 
-	/** Appends one event at a time, round robin over its entities, until stopped; keeps the fold of the journal. */
+	/**
+	 * The journal's events of the run's entities, replayed.
+	 *
+	 * @param model per entity as {@link #readModel()} gives it: the highest sequence number (minus the number of
+	 * events when some number below it holds none: a failed append's gap) and the sum of the amounts
+	 * @param lost acknowledged appends not found in the journal, described
+	 */
+	record Fold(Map<String, List<Long>> model, List<String> lost) {
+	}
+
+	/** @return the fold of the journal, each acknowledged append checked against it */
+	private Fold journalFold(Appender appender) {
+		Map<String, List<Long>> model = new HashMap<>();
+		List<String> lost = new ArrayList<>();
+		for (String id : appender.ids) {
+			Map<Long, Long> events = new ConcurrentHashMap<>();
+			result(this.journal.replay(id, 1, Long.MAX_VALUE, AccountEvent.class,
+					(event) -> events.put(event.sequenceNr(), ((Deposited) event.payload()).amount())));
+			if (!events.isEmpty()) {
+				long highest = events.keySet().stream().mapToLong(Long::longValue).max().orElseThrow();
+				long sum = events.values().stream().mapToLong(Long::longValue).sum();
+				model.put(id, new ArrayList<>(List.of((events.size() == highest) ? highest : -events.size(), sum)));
+			}
+			appender.acknowledged(id).forEach((sequenceNr, amount) -> {
+				if (!amount.equals(events.get(sequenceNr))) {
+					lost.add("acknowledged append " + id + "#" + sequenceNr + " (" + amount + ") not in the journal: "
+							+ events.get(sequenceNr));
+				}
+			});
+		}
+		return new Fold(model, lost);
+	}
+
+	/**
+	 * Appends one event at a time, round robin over its entities, until stopped; keeps what was acknowledged. An
+	 * append that fails (on a cluster, while a node goes down) may or may not be stored: the next one to that entity
+	 * goes after the head the journal then reports, and the fold of the journal decides.
+	 */
 	private final class Appender {
 
 		private final List<String> ids = new ArrayList<>();
 
-		private final Map<String, List<Long>> expected = new ConcurrentHashMap<>();
+		/** Per entity, the next append's expected sequence number (its head as this appender knows it). */
+		private final Map<String, Long> heads = new HashMap<>();
+
+		/** Per entity, each acknowledged sequence number's amount. */
+		private final Map<String, Map<Long, Long>> acknowledged = new ConcurrentHashMap<>();
 
 		private final AtomicBoolean running = new AtomicBoolean(true);
 
 		private final AtomicLong appended = new AtomicLong();
+
+		private final AtomicLong failed = new AtomicLong();
 
 		Appender() {
 			for (int i = 0; i < ENTITIES; i++) {
@@ -571,18 +739,31 @@ final class SharedProjectionRun {
 			int next = 0;
 			while (this.running.get()) {
 				String id = this.ids.get(next++ % this.ids.size());
-				List<Long> account = this.expected.computeIfAbsent(id, (pid) -> new ArrayList<>(List.of(0L, 0L)));
 				long amount = 1 + (next % 7);
-				result(SharedProjectionRun.this.journal.append(id, account.get(0),
-						List.of(EventToAppend.of(new Deposited(amount), SharedProjectionRun.this.tag))));
-				synchronized (account) {
-					account.set(0, account.get(0) + 1);
-					account.set(1, account.get(1) + amount);
+				long head = this.heads.getOrDefault(id, 0L);
+				try {
+					result(SharedProjectionRun.this.journal.append(id, head,
+							List.of(EventToAppend.of(new Deposited(amount), SharedProjectionRun.this.tag))));
+					this.heads.put(id, head + 1);
+					this.acknowledged.computeIfAbsent(id, (pid) -> new ConcurrentHashMap<>()).put(head + 1, amount);
+					this.appended.incrementAndGet();
 				}
-				this.appended.incrementAndGet();
+				catch (RuntimeException ex) {
+					this.failed.incrementAndGet();
+					System.out.println("append to " + id + " at " + head + " failed: " + ex);
+					this.heads.put(id, headOf(id));
+				}
 				// Pacing of the load (about 50 appends a second), not a wait for a condition.
 				LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
 			}
+		}
+
+		private long headOf(String id) {
+			// Bound: a Cassandra node going down and the driver turning to the others.
+			return await("head of " + id).atMost(Duration.ofSeconds(60))
+				.pollInterval(Duration.ofMillis(500))
+				.ignoreExceptions()
+				.until(() -> result(SharedProjectionRun.this.journal.highestSequenceNr(id)), (h) -> h != null);
 		}
 
 		void stop() {
@@ -593,8 +774,12 @@ final class SharedProjectionRun {
 			return this.appended.get();
 		}
 
-		Map<String, List<Long>> expected() {
-			return this.expected;
+		long failed() {
+			return this.failed.get();
+		}
+
+		Map<Long, Long> acknowledged(String id) {
+			return this.acknowledged.getOrDefault(id, Map.of());
 		}
 
 	}
