@@ -34,6 +34,9 @@ public final class SchemaManager {
 							+ "autoCreateTables is off. Create it with:\n  " + table.createCql()
 							+ "\nor turn autoCreateTables on (journal.cassandra.auto-create-tables=true).");
 				}
+				// Not idempotent on purpose: the driver would re-send it to another node after a lost connection,
+				// and two nodes creating one table before their schemas agree give it two table ids. The schema
+				// reads around it are idempotent, so a node lost during start-up is retried there (finding 24).
 				session.execute(SimpleStatement.newInstance(table.createCql()).setTimeout(java.time.Duration.ofMinutes(1)));
 				actual = columns(session, keyspace, table.name());
 			}
@@ -43,7 +46,8 @@ public final class SchemaManager {
 
 	static void checkKeyspace(CqlSession session, String keyspace) {
 		Row row = session.execute(SimpleStatement
-			.newInstance("SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?", keyspace)).one();
+			.newInstance("SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?", keyspace)
+			.setIdempotent(true)).one();
 		if (row == null) {
 			throw new JournalSchemaException("Keyspace '" + keyspace + "' does not exist. The journal creates tables, "
 					+ "never the keyspace: create it first, for example\n  CREATE KEYSPACE " + keyspace
@@ -57,7 +61,7 @@ public final class SchemaManager {
 		for (Row row : session.execute(SimpleStatement.newInstance(
 				"SELECT column_name, type, kind, position, clustering_order FROM system_schema.columns "
 						+ "WHERE keyspace_name = ? AND table_name = ?",
-				keyspace, table))) {
+				keyspace, table).setIdempotent(true))) {
 			String name = row.getString("column_name");
 			columns.put(name, new Column(name, row.getString("type"), row.getString("kind"), row.getInt("position"),
 					row.getString("clustering_order")));
