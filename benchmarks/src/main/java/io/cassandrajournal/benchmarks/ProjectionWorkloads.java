@@ -54,7 +54,12 @@ final class ProjectionWorkloads {
 			.build();
 	}
 
-	Result throughput() {
+	/**
+	 * @param pageSize the projection's batch: rows per read, and so events per offset save (the raw side reads
+	 * and saves the same)
+	 * @return {@code projection} for the default batch of 100, {@code projection-batch-<n>} for others
+	 */
+	Result throughput(int pageSize) {
 		int events = this.bench.sizes().projectionEvents();
 		String tag = "proj-" + System.nanoTime();
 		for (int p = 0; p < 10; p++) {
@@ -68,7 +73,7 @@ final class ProjectionWorkloads {
 				head = Bench.join(this.reads.journal().append(tag + "-" + p, head, batch)).lastSequenceNr();
 			}
 		}
-		int pageSize = 100;
+		String name = (pageSize == 100) ? "projection" : "projection-batch-" + pageSize;
 		CassandraJournalOptions options = this.reads.options();
 		PreparedStatement page = this.bench.session().prepare(SimpleStatement.newInstance("SELECT timestamp, persistence_id, "
 				+ "sequence_nr, payload, tags FROM " + options.requireKeyspace() + ".events_by_tag WHERE tag = ? AND "
@@ -86,7 +91,7 @@ final class ProjectionWorkloads {
 							done.countDown();
 							return CompletableFuture.completedFuture(null);
 						}, ProjectionSettings.defaults().withFeed(FeedSettings.DEFAULTS.withPageSize(pageSize))));
-				Phase phase = Phase.begin("projection", "ours");
+				Phase phase = Phase.begin(name, "ours");
 				long started = System.nanoTime();
 				Bench.join(control.start());
 				await(done);
@@ -97,7 +102,7 @@ final class ProjectionWorkloads {
 			// Raw: the same pages of 100 in offset order, and a compare-and-set offset write after each page.
 			String key = "raw-offset-" + tag + "-" + round;
 			Bench.join(this.state.upsert(key, 1, Map.of("timestamp", 0)));
-			Phase phase = Phase.begin("projection", "raw");
+			Phase phase = Phase.begin(name, "raw");
 			long started = System.nanoTime();
 			long ts = 0;
 			String pid = "";
@@ -132,8 +137,8 @@ final class ProjectionWorkloads {
 			raws.add(events / ((System.nanoTime() - started) / 1e9));
 			phase.end(seen);
 		}), ours, raws);
-		return Result.of("projection", "events/s", ours, raws,
-				events + " events, no-op handler, durable offset (LWT) stored per page of 100");
+		return Result.of(name, "events/s", ours, raws,
+				events + " events, no-op handler, durable offset (LWT) stored per page of " + pageSize);
 	}
 
 	List<Result> endToEnd(List<Histogram> distributions) {
