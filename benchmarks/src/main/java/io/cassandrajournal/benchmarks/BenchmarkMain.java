@@ -28,12 +28,21 @@ import io.cassandrajournal.serialization.JacksonEventSerializer;
  * {@code appends}, {@code reads}, {@code projection}, {@code scaling}, {@code retention}) or {@code --workloads name,..} (workload
  * names as in the table, such as {@code replay-100k,tag-walk}) to run part of it; {@code --rounds n} to change
  * the number of rounds; {@code --lease-timing 4s,1s} (lease timeout, renew interval; {@code s} or {@code ms}) for
- * {@code projection-failover} instead of the defaults. A partial run writes {@code partial.json}.
+ * {@code projection-failover} instead of the defaults; {@code --projection-batches 100,500,..} to run
+ * {@code projection} with other batch sizes (rows per read and per offset save; 100, the default, keeps the name
+ * {@code projection}, others are named {@code projection-batch-<n>}); {@code --e2e-load n} for the append rate of
+ * {@code end-to-end-push-loaded} (default 200 a second). A partial run writes {@code partial.json}.
  */
 public final class BenchmarkMain {
 
 	/** Workload groups to run ({@code appends}, {@code reads}, {@code projection}, {@code scaling}); all if null. */
 	private static java.util.@org.jspecify.annotations.Nullable Set<String> only;
+
+	/** Batch sizes of the {@code projection} workload. */
+	private static int[] projectionBatches = { 100 };
+
+	/** Appends a second of the load under {@code end-to-end-push-loaded}. */
+	private static int endToEndLoad = 200;
 
 	private BenchmarkMain() {
 	}
@@ -89,10 +98,13 @@ public final class BenchmarkMain {
 				case "--workloads" -> workloads = java.util.Set.of(args[++i].split(","));
 				case "--rounds" -> rounds = Integer.parseInt(args[++i]);
 				case "--lease-timing" -> leaseTiming = leaseTiming(args[++i]);
+				case "--projection-batches" -> projectionBatches = java.util.Arrays.stream(args[++i].split(","))
+					.mapToInt(Integer::parseInt).toArray();
+				case "--e2e-load" -> endToEndLoad = Integer.parseInt(args[++i]);
 				default -> throw new IllegalArgumentException("Unknown argument " + args[i]
 						+ "; use --full, --smoke, --contact-points host:port, --datacenter dc, --output dir, "
 						+ "--only appends,reads,projection,scaling, --workloads replay-100k,tag-walk,.., --rounds n, "
-						+ "--lease-timing 4s,1s");
+						+ "--lease-timing 4s,1s, --projection-batches 100,500,.., --e2e-load appends-per-second");
 			}
 		}
 		Bench.Sizes sizes = smoke ? Bench.Sizes.smoke() : Bench.Sizes.full();
@@ -165,10 +177,15 @@ public final class BenchmarkMain {
 			ProjectionWorkloads projections = new ProjectionWorkloads(bench, reads);
 			List<Histogram> e2e = new ArrayList<>();
 			if (selected("projection", "projection")) {
-				results.add(log(projections.throughput()));
+				for (int batch : projectionBatches) {
+					results.add(log(projections.throughput(batch)));
+				}
 			}
 			if (selected("projection", "end-to-end-push", "end-to-end-poll")) {
 				projections.endToEnd(e2e).forEach((r) -> results.add(log(r)));
+			}
+			if (selected("projection", "end-to-end-push-loaded")) {
+				new LoadedEndToEnd(bench, reads, endToEndLoad).run(e2e).forEach((r) -> results.add(log(r)));
 			}
 			if (selected("projection", "projection-shared")) {
 				new SharedProjectionWorkloads(bench, reads).throughput(TagBucketing.NONE).forEach((r) -> results.add(log(r)));
@@ -228,7 +245,8 @@ public final class BenchmarkMain {
 			List<Histogram> latencies = new ArrayList<>(appends.latencyHistograms);
 			latencies.addAll(e2e);
 			Report.writeLatencySvg(output.resolve("latency.svg"),
-					List.of("append ours", "append raw", "append-to-handler push", "append-to-handler poll 100 ms"), latencies);
+					List.of("append ours", "append raw", "append-to-handler push", "append-to-handler poll 100 ms",
+							"append-to-handler push, under load"), latencies);
 			System.out.println("wrote " + output.resolve("latest.json").toAbsolutePath());
 			return results;
 		}

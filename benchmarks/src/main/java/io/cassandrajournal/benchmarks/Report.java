@@ -59,6 +59,10 @@ final class Report {
 					row.put("raw_min_median_max", spread(r.rawRounds()));
 				}
 				row.put("rounds", r.oursRounds().size());
+				if (r.rawRounds().size() == r.oursRounds().size() && !perRound(r).isEmpty()) {
+					// Ours/raw of each round (both sides ran in it): the spread of the ratio itself.
+					row.put("ratio_per_round_min_median_max", spread(perRound(r)));
+				}
 			}
 			row.put("note", r.note());
 			rows.add(row);
@@ -73,6 +77,20 @@ final class Report {
 		Files.createDirectories(file.getParent());
 		JsonMapper mapper = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 		Files.writeString(file, mapper.writeValueAsString(rows));
+	}
+
+	/** @return ours/raw (raw/ours for latency) of each round */
+	static List<Double> perRound(Result r) {
+		List<Double> ratios = new ArrayList<>();
+		for (int i = 0; i < r.oursRounds().size(); i++) {
+			double ours = r.oursRounds().get(i);
+			double raw = r.rawRounds().get(i);
+			if (ours == 0 || raw == 0) {
+				continue;
+			}
+			ratios.add("ms".equals(r.unit()) ? raw / ours : ours / raw);
+		}
+		return ratios;
 	}
 
 	private static List<Double> spread(List<Double> rounds) {
@@ -132,7 +150,7 @@ final class Report {
 		}
 		StringBuilder svg = new StringBuilder(header(w, h, "Latency by percentile (ms)"));
 		axes(svg, w, h, left, bottom, top, right, max, "ms");
-		String[] colors = { "#2e90fa", "#f79009", "#12b76a", "#7a5af8" };
+		String[] colors = { "#2e90fa", "#f79009", "#12b76a", "#7a5af8", "#f04438" };
 		for (int s = 0; s < histograms.size(); s++) {
 			StringBuilder path = new StringBuilder();
 			for (int i = 0; i < percentiles.length; i++) {

@@ -20,7 +20,7 @@ class BenchmarkSmokeIT {
 		List<Result> results = BenchmarkMain.run(Bench.Sizes.smoke(), null, "datacenter1", output);
 		assertThat(results).extracting(Result::name)
 			.contains("append-lwt-1", "append-lwt-10", "append-nolwt-1", "append-nolwt-1-cheapest", "append-latency", "append-tagged", "append-tagged-sliced", "replay-100k", "replay-100k-upcast", "tag-walk", "tag-walk-bucketed",
-					"projection", "end-to-end-push", "end-to-end-poll", "projection-shared-3", "projection-shared-reads-3",
+					"projection", "end-to-end-push", "end-to-end-poll", "end-to-end-push-loaded", "projection-shared-3", "projection-shared-reads-3",
 					"projection-shared-hour-reads-3", "projection-failover", "scaling-1", "scaling-256");
 		// Disk freed with the default gc_grace_seconds keeps every tombstone: at the smoke's size (about 0.1 MB of data)
 		// the tombstones can outweigh the rows they shadow, so that one figure may be negative (it was, -0.0005 MB).

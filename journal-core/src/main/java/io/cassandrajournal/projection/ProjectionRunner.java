@@ -37,6 +37,15 @@ import io.cassandrajournal.serialization.EventSerializer;
  * {@link #reset}), {@link #start()} waits for it before loading the offset, and its end schedules the next
  * batch whenever the projection is active, so RUNNING always has a batch in flight or scheduled. After any
  * failed batch other than a stop, the source is created again from the stored offset.
+ * <p>
+ * <b>Saves behind the reads</b> (a projection that is not shared): a batch's end hands its offset to the save and
+ * the next batch is read at once, without waiting for the save (a compare-and-set, four round trips); at most
+ * one save is in flight, and offsets handed over meanwhile are coalesced into the newest, saved when it ends.
+ * Only an offset whose events were all handled is ever handed over, so at-least-once holds; the stored offset
+ * trails the handled events by at most the save in flight. {@link #stop()} and {@link #start()} wait for the
+ * saves too, and a failed save fails the next batch's end (reading again from the stored offset, as a failed
+ * batch does). A segment of a shared projection saves before its next batch, as before: its save is fenced, and
+ * a refused save must stop it before it handles another batch.
  *
  * @param <E> the payload type
  */
@@ -86,6 +95,24 @@ final class ProjectionRunner<E> implements ProjectionControl {
 	/** Whether an append of this process concerned the source while the batch in flight ran: read again at once. */
 	private boolean wokenDuringBatch;
 
+	/** Whether a batch's end reads on without waiting for its offset save (not for a shared segment). */
+	private final boolean savesBehind;
+
+	/** The newest offset handed to the saves: every event before it was handled. */
+	private TagOffset handedOver = TagOffset.START;
+
+	/** Whether a save is in flight. */
+	private boolean saving;
+
+	/** The newest offset handed over while a save was in flight: saved when it ends. */
+	private @Nullable TagOffset nextSave;
+
+	/** Completes when the save in flight and the one waiting for it have ended; {@code null} when none is. */
+	private @Nullable CompletableFuture<Void> savesEnded;
+
+	/** A save that failed since the last batch's end: that end fails with it. */
+	private @Nullable Throwable saveFailure;
+
 	/** The latest range a cleanup deleted before a source read it (finding 19), kept across sources. */
 	private ProjectionStatus.@Nullable DeletedEvents deleted;
 
@@ -93,7 +120,7 @@ final class ProjectionRunner<E> implements ProjectionControl {
 			@Nullable DeadLetterQueue deadLetters, Consumer<DeadLetter> deadLetterListener, EventSerializer serializer,
 			ProjectionMetrics metrics, RetryScheduler retries, ScheduledExecutorService executor, Clock clock) {
 		this(projection, projection.id(), () -> true, sources, offsets, deadLetters, deadLetterListener, serializer,
-				metrics, retries, executor, clock);
+				metrics, retries, executor, clock, true);
 	}
 
 	/**
@@ -104,6 +131,15 @@ final class ProjectionRunner<E> implements ProjectionControl {
 			Function<TagOffset, ProjectionSource> sources, OffsetStore offsets, @Nullable DeadLetterQueue deadLetters,
 			Consumer<DeadLetter> deadLetterListener, EventSerializer serializer, ProjectionMetrics metrics,
 			RetryScheduler retries, ScheduledExecutorService executor, Clock clock) {
+		this(projection, id, mayGoOn, sources, offsets, deadLetters, deadLetterListener, serializer, metrics, retries,
+				executor, clock, false);
+	}
+
+	private ProjectionRunner(Projection<E> projection, ProjectionId id, BooleanSupplier mayGoOn,
+			Function<TagOffset, ProjectionSource> sources, OffsetStore offsets, @Nullable DeadLetterQueue deadLetters,
+			Consumer<DeadLetter> deadLetterListener, EventSerializer serializer, ProjectionMetrics metrics,
+			RetryScheduler retries, ScheduledExecutorService executor, Clock clock, boolean savesBehind) {
+		this.savesBehind = savesBehind;
 		this.projection = projection;
 		this.id = id;
 		this.settings = projection.settings();
@@ -157,9 +193,14 @@ final class ProjectionRunner<E> implements ProjectionControl {
 		}
 	}
 
-	/** @return the batch in flight, or a completed stage between batches */
+	/** @return the batch in flight and then the saves it handed over, or a completed stage when neither runs */
 	private synchronized CompletableFuture<Void> inFlight() {
-		return (this.batch != null) ? this.batch : CompletableFuture.completedFuture(null);
+		CompletableFuture<Void> current = (this.batch != null) ? this.batch : CompletableFuture.completedFuture(null);
+		return current.thenCompose((ignored) -> savesEnded());
+	}
+
+	private synchronized CompletableFuture<Void> savesEnded() {
+		return (this.savesEnded != null) ? this.savesEnded : CompletableFuture.completedFuture(null);
 	}
 
 	@Override
@@ -210,6 +251,8 @@ final class ProjectionRunner<E> implements ProjectionControl {
 						return;
 					}
 					this.offset = from;
+					this.handedOver = from;
+					this.saveFailure = null;
 					this.lag.restarted();
 					this.source = this.sources.apply(from);
 					schedule(0);
@@ -414,12 +457,100 @@ final class ProjectionRunner<E> implements ProjectionControl {
 		polled.thenComposeAsync((read) -> handle(read, lanePool).thenApply((ignored) -> read), this.executor)
 			.handle((read, error) -> {
 				Throwable cause = (error != null) ? Errors.unwrap(error) : null;
+				if (this.savesBehind) {
+					Throwable saveError = handOver(current);
+					afterTick(current, inFlight, read, (cause != null) ? cause : saveError);
+					return null;
+				}
 				return saveOffset(current).handle((saved, saveError) -> {
 					afterTick(current, inFlight, read,
 							(cause != null) ? cause : (saveError != null) ? Errors.unwrap(saveError) : null);
 					return null;
 				});
 			});
+	}
+
+	/**
+	 * Hands the offset after the batch's handled prefix to the saves: saved at once when no save is in flight,
+	 * else after it (coalesced with anything handed over meanwhile).
+	 * @return a save that failed since the last batch's end (this batch's own, when it failed at once), or
+	 * {@code null}
+	 */
+	private @Nullable Throwable handOver(ProjectionSource current) {
+		TagOffset next;
+		try {
+			next = current.offsetAfter(handledInBatch());
+		}
+		catch (RuntimeException ex) {
+			return ex;
+		}
+		boolean start = false;
+		synchronized (this) {
+			if (this.saveFailure == null && !next.equals(this.handedOver)) {
+				this.handedOver = next;
+				if (this.saving) {
+					this.nextSave = next;
+				}
+				else {
+					this.saving = true;
+					this.savesEnded = new CompletableFuture<>();
+					start = true;
+				}
+			}
+		}
+		if (start) {
+			startSave(next);
+		}
+		synchronized (this) {
+			Throwable failed = this.saveFailure;
+			this.saveFailure = null;
+			return failed;
+		}
+	}
+
+	private void startSave(TagOffset next) {
+		long started = System.nanoTime();
+		CompletionStage<Void> saved;
+		try {
+			saved = this.offsets.save(this.id, next);
+		}
+		catch (RuntimeException ex) {
+			saved = CompletableFuture.failedFuture(ex);
+		}
+		saved.whenComplete((ok, error) -> saveEnded(next, started, error));
+	}
+
+	/** A save ended: the next one waiting starts, or the saves are idle. A failure drops what waits. */
+	private void saveEnded(TagOffset saved, long started, @Nullable Throwable error) {
+		TagOffset following;
+		CompletableFuture<Void> ended = null;
+		synchronized (this) {
+			if (error == null) {
+				this.offset = saved;
+			}
+			else {
+				// Reading starts again from the stored offset (afterTick): nothing newer is saved before that.
+				this.saveFailure = Errors.unwrap(error);
+				this.handedOver = this.offset;
+				this.nextSave = null;
+			}
+			following = this.nextSave;
+			this.nextSave = null;
+			if (following == null) {
+				this.saving = false;
+				ended = this.savesEnded;
+				this.savesEnded = null;
+			}
+		}
+		if (error == null) {
+			this.metrics.offsetSaved(Duration.ofNanos(System.nanoTime() - started));
+		}
+		if (following != null) {
+			startSave(following);
+		}
+		else if (ended != null) {
+			ended.complete(null);
+		}
 	}
 
 	private CompletionStage<Void> handle(ProjectionSource.Batch read, @Nullable ExecutorService lanePool) {
@@ -486,7 +617,9 @@ final class ProjectionRunner<E> implements ProjectionControl {
 					logger.warn("Projection {}: {}; reading again from its stored offset in {}", this.id, lastError,
 							this.settings.pollInterval());
 					if (this.source == current) {
-						this.source = this.sources.apply(this.offset);
+						// Saving behind: every event before the offset handed over was handled, whether or not its
+						// save has landed yet (a failed save set it back to the stored offset).
+						this.source = this.sources.apply(this.savesBehind ? this.handedOver : this.offset);
 						this.lag.restarted();
 					}
 					next = this.settings.pollInterval().toMillis();

@@ -34,7 +34,8 @@ interface ProjectionSource {
 
 	/**
 	 * @param result an append of this process
-	 * @return whether it may concern this source (to wake the projection)
+	 * @return whether it may concern this source (to wake the projection); a tag feed source then also reads again
+	 * from the append's time stamp at its next poll, in case a poll passed its rows before they were visible
 	 */
 	boolean concerns(AppendResult result);
 

@@ -50,8 +50,13 @@ final class TagFeedSource implements ProjectionSource {
 	@Override
 	public boolean concerns(AppendResult result) {
 		// The append's tags are the union of its events' tags: wake on any positive tag (a cheap superset).
-		return result.tags().stream()
+		boolean concerns = result.tags().stream()
 			.anyMatch((tag) -> this.feed.filter().anyTags().contains(tag) || this.feed.filter().allTags().contains(tag));
+		if (concerns) {
+			// A poll may have passed its rows before they were visible: the next head read starts at its time stamp.
+			this.feed.rewind(result.timestamp().toEpochMilli());
+		}
+		return concerns;
 	}
 
 }

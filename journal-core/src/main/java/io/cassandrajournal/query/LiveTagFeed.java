@@ -56,6 +56,9 @@ public final class LiveTagFeed {
 
 	private long lateRowsSkipped;
 
+	/** The earliest time stamp of appends woken since the last poll started ({@link #rewind}). */
+	private long rewindTo = Long.MAX_VALUE;
+
 	/**
 	 * The check of rows first read late (see the class comment): implemented by {@link LateTagRows}.
 	 */
@@ -99,6 +102,15 @@ public final class LiveTagFeed {
 		return (this.sweep.compareTo(this.head) < 0) ? this.sweep : this.head;
 	}
 
+	/**
+	 * An append of this process that this feed delivers was acknowledged (its wake-up): the next head read starts
+	 * again at its time stamp if the head has passed it.
+	 * @param timestamp the append's time stamp (epoch milliseconds)
+	 */
+	public synchronized void rewind(long timestamp) {
+		this.rewindTo = Math.min(this.rewindTo, timestamp);
+	}
+
 	/** @return whether the last poll's head read reached the newest readable event */
 	public synchronized boolean caughtUp() {
 		return this.caughtUp;
@@ -121,6 +133,13 @@ public final class LiveTagFeed {
 		long backtrack = this.settings.backtrackWindow().toMillis();
 		Step step;
 		synchronized (this) {
+			// A woken append whose rows the head passed before they were visible (a read between its time stamp and
+			// its write): read again from its time stamp, after the sweep; rows delivered already are dropped.
+			TagOffset rewound = new TagOffset(this.rewindTo, "", 0);
+			this.rewindTo = Long.MAX_VALUE;
+			if (rewound.compareTo(this.head) < 0 && rewound.compareTo(this.sweep) > 0) {
+				this.head = rewound;
+			}
 			step = new Step(this.head, this.sweep);
 		}
 		return this.reader

@@ -267,6 +267,74 @@ class ProjectionRunnerTest {
 		assertThat(this.handled).containsExactly("a1", "a2");
 	}
 
+	// Saves behind the reads (issue 17): a batch's end does not wait for its offset save.
+
+	/**
+	 * Under a steady append load the save (a compare-and-set, four round trips) sat between every two batches, so
+	 * an event appended during it waited for it before it was even read: the tail of end-to-end latency.
+	 */
+	@Test
+	void theNextBatchIsReadAndHandledWhileTheOffsetSaveOfTheBatchBeforeIsInFlight() throws Exception {
+		ScriptedSource.Log log = new ScriptedSource.Log(1).add("a", 1).add("a", 2);
+		HeldSaves saves = new HeldSaves();
+		this.store = saves;
+		ProjectionRunner<String> runner = runner(log, ProjectionSettings.defaults(),
+				ProjectionHandler.blocking((event) -> this.handled.add(key(event))));
+		result(runner.start());
+
+		await().atMost(BOUND).until(() -> this.handled.contains("a2"));
+		assertThat(saves.asked).as("the second offset waits behind the save in flight").containsExactly(1L);
+		assertThat(storedPosition()).isEqualTo(-1);
+		saves.releaseNext();
+		saves.releaseNext();
+		await().atMost(BOUND).until(() -> storedPosition() == 2);
+		assertThat(saves.asked).containsExactly(1L, 2L);
+		assertThat(this.handled).containsExactly("a1", "a2");
+	}
+
+	@Test
+	void stopWaitsForTheSavesBehindTheReadsAndLeavesTheNewestOffsetStored() throws Exception {
+		ScriptedSource.Log log = new ScriptedSource.Log(1).add("a", 1).add("a", 2).add("a", 3);
+		HeldSaves saves = new HeldSaves();
+		this.store = saves;
+		ProjectionRunner<String> runner = runner(log, ProjectionSettings.defaults(),
+				ProjectionHandler.blocking((event) -> this.handled.add(key(event))));
+		result(runner.start());
+		await().atMost(BOUND).until(() -> this.handled.contains("a3"));
+		// One poll after a3's batch: that batch has ended and handed its offset over.
+		await().atMost(BOUND).until(() -> log.polls.get() >= 4);
+
+		CompletableFuture<Void> stopped = runner.stop().toCompletableFuture();
+		assertThat(stopped).as("stop waits for the save in flight").isNotDone();
+		saves.releaseNext();
+		saves.releaseNext();
+		result(stopped, BOUND);
+		assertThat(storedPosition()).isEqualTo(3);
+		assertThat(saves.asked).as("offsets handed over during a save are coalesced into the newest")
+			.containsExactly(1L, 3L);
+		assertThat(runner.status().state()).isEqualTo(ProjectionState.STOPPED);
+	}
+
+	@Test
+	void aSaveThatFailsBehindTheReadsMakesTheProjectionReadAgainFromTheStoredOffset() throws Exception {
+		ScriptedSource.Log log = new ScriptedSource.Log(1).add("a", 1).add("a", 2);
+		HeldSaves saves = new HeldSaves();
+		this.store = saves;
+		ProjectionRunner<String> runner = runner(log, ProjectionSettings.defaults(),
+				ProjectionHandler.blocking((event) -> this.handled.add(key(event))));
+		result(runner.start());
+		await().atMost(BOUND).until(() -> this.handled.contains("a2"));
+
+		saves.holding = false;
+		saves.failNext();
+		// The save of a1's offset failed and a2's was dropped with it: both are delivered again (at-least-once).
+		await().atMost(BOUND).until(() -> this.handled.size() == 4);
+		assertThat(this.handled).containsExactly("a1", "a2", "a1", "a2");
+		await().atMost(BOUND).until(() -> storedPosition() == 2);
+		assertThat(runner.status().state()).isEqualTo(ProjectionState.RUNNING);
+		assertThat(logLines("reading again from its stored offset")).isEqualTo(1);
+	}
+
 	// Hole 2: pause during a batch, resume, then stop or reset.
 
 	@Test
@@ -499,6 +567,53 @@ class ProjectionRunnerTest {
 		void openAll() {
 			this.allOpen = true;
 			this.released.values().forEach(CountDownLatch::countDown);
+		}
+
+	}
+
+	/** An offset store whose saves wait until the test ends them (Cassandra slow to store), while {@code holding}. */
+	private final class HeldSaves implements OffsetStore {
+
+		/** The position of every offset a save was asked for, in order. */
+		final List<Long> asked = new CopyOnWriteArrayList<>();
+
+		private final java.util.concurrent.BlockingQueue<CompletableFuture<Void>> held = new java.util.concurrent.LinkedBlockingQueue<>();
+
+		volatile boolean holding = true;
+
+		@Override
+		public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
+			return ProjectionRunnerTest.this.offsets.load(id);
+		}
+
+		@Override
+		public CompletionStage<Void> save(ProjectionId id, TagOffset offset) {
+			this.asked.add(offset.timestamp());
+			if (!this.holding) {
+				return ProjectionRunnerTest.this.offsets.save(id, offset);
+			}
+			CompletableFuture<Void> gate = new CompletableFuture<>();
+			this.held.add(gate);
+			return gate.thenCompose((ignored) -> ProjectionRunnerTest.this.offsets.save(id, offset));
+		}
+
+		@Override
+		public CompletionStage<Void> delete(ProjectionId id) {
+			return ProjectionRunnerTest.this.offsets.delete(id);
+		}
+
+		private CompletableFuture<Void> nextHeld() throws InterruptedException {
+			CompletableFuture<Void> gate = this.held.poll(BOUND.toMillis(), TimeUnit.MILLISECONDS);
+			assertThat(gate).as("a save was asked for").isNotNull();
+			return gate;
+		}
+
+		void releaseNext() throws InterruptedException {
+			nextHeld().complete(null);
+		}
+
+		void failNext() throws InterruptedException {
+			nextHeld().completeExceptionally(new IllegalStateException("offset write timed out"));
 		}
 
 	}

@@ -30,6 +30,9 @@ final class ScriptedSource implements ProjectionSource {
 		/** Whether every append concerns the sources of this log (a wake then schedules a poll). */
 		volatile boolean concernsEveryAppend;
 
+		/** Polls made by every source of this log. */
+		final AtomicInteger polls = new AtomicInteger();
+
 		/** Polls that read a batch, move past it, then fail (as a feed whose second read failed). */
 		final AtomicInteger pollsFailingAfterReading = new AtomicInteger();
 
@@ -66,6 +69,7 @@ final class ScriptedSource implements ProjectionSource {
 
 	@Override
 	public CompletionStage<Batch> poll() {
+		this.log.polls.incrementAndGet();
 		int size = this.log.events.size();
 		int end = Math.min(size, this.position + this.log.pageSize);
 		List<PersistentEvent<String>> batch = List.copyOf(this.log.events.subList(Math.min(this.position, end), end));

@@ -118,6 +118,32 @@ class LiveTagFeedTest {
 		assertThat(delivered).containsOnlyOnce("late#1", "burst#1", "burst#6").doesNotContain("a#1");
 	}
 
+	/**
+	 * Found by end-to-end-push-loaded (issue 17, docs/benchmarks.md): under a steady append load, a poll woken by
+	 * another append read a row stamped after this process's append before that append's rows were written, so the
+	 * head passed them and only the sweep, a backtrack window (10 s) later, delivered them. The append's wake now
+	 * makes the next head read start again at its time stamp; rows read twice are delivered once.
+	 */
+	@Test
+	void anAppendOfThisProcessThatTheHeadPassedBeforeItsRowsWereVisibleIsReadAtTheNextPoll() {
+		SettableClock clock = new SettableClock(Instant.ofEpochMilli(100_000));
+		ScriptedIndex index = new ScriptedIndex();
+		index.add(99_500, "probe", 1, false); // stamped, its rows not written yet
+		index.add(99_600, "load", 1, true); // stamped later, already visible
+		LiveTagFeed feed = new LiveTagFeed(index, TagFilter.tag("t"), TagOffset.START,
+				FeedSettings.DEFAULTS.withBacktrackWindow(Duration.ofSeconds(10)).withPageSize(10), clock);
+		assertThat(poll(feed)).containsExactly("load#1");
+
+		// The probe's rows land and its append completes: the wake rewinds the head to the append's time stamp.
+		index.show(99_500, "probe", 1);
+		feed.rewind(99_500);
+		clock.set(Instant.ofEpochMilli(100_010));
+		assertThat(poll(feed)).as("delivered by the next poll, not by the sweep 10 s later").containsExactly("probe#1");
+		assertThat(poll(feed)).isEmpty();
+		clock.set(Instant.ofEpochMilli(115_000));
+		assertThat(poll(feed)).as("the sweep delivers neither again").isEmpty();
+	}
+
 	@Test
 	void aPollWhoseSweepReadFailsMarksNothingAndTheNextPollDeliversItsHeadPage() {
 		SettableClock clock = new SettableClock(Instant.ofEpochMilli(100_000));
