@@ -28,6 +28,7 @@ import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.journal.PersistentEvent;
 import io.cassandrajournal.query.CassandraReadJournal;
 import io.cassandrajournal.query.FeedSettings;
+import io.cassandrajournal.query.TagFilter;
 import io.cassandrajournal.query.TagOffset;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.state.CassandraDurableStateStore;
@@ -41,6 +42,7 @@ import io.cassandrajournal.testsupport.TestKeyspace;
 
 import static io.cassandrajournal.testing.Await.result;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -220,6 +222,30 @@ class SharedFanOutIT {
 			b.engine.close();
 		}
 		assertCursorsNeverMovedBackOrToAnOlderEpoch(fan.prefix);
+	}
+
+	@Test
+	void aSharedFanOutAndAProjectionCannotHaveOneName() {
+		String name = "clash" + System.nanoTime();
+		try (ProjectionEngine engine = ProjectionEngine.builder(this.journal)
+			.readJournal(this.query)
+			.offsetStore(new DurableStateOffsetStore(this.state))
+			.sharing(ProjectionSharing.create(this.keyspace.session(), this.options).withInstanceId("a"))
+			.build()) {
+			engine.register(Projection.byTag(name, TagFilter.tag(name), AccountEvent.class, EventHandler.blocking((e) -> {
+			}), ProjectionSettings.defaults()));
+			// The leases of both would be kept under the one name.
+			assertThatThrownBy(() -> engine.fanOut(name, AccountEvent.class, (entity) -> EventHandler.blocking((e) -> {
+			}), ProjectionSettings.defaults(), Duration.ofSeconds(1))).isInstanceOf(IllegalArgumentException.class)
+				.hasMessageContaining("choose another name prefix");
+			engine.fanOut(name + "f", AccountEvent.class, (entity) -> EventHandler.blocking((e) -> {
+			}), ProjectionSettings.defaults(), Duration.ofSeconds(1));
+			assertThat(engine.segments(name + "f")).hasSize(1);
+			assertThatThrownBy(() -> engine.register(Projection.byTag(name + "f", TagFilter.tag(name), AccountEvent.class,
+					EventHandler.blocking((e) -> {
+					}), ProjectionSettings.defaults()))).isInstanceOf(IllegalArgumentException.class)
+				.hasMessageContaining("shared fan-out");
+		}
 	}
 
 	/** A fan-out name whose segments rendezvous-hash to both instances, and its entities. */
