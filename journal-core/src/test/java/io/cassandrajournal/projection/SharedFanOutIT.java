@@ -285,7 +285,10 @@ class SharedFanOutIT {
 				Write before = ordered.get(i - 1);
 				Write after = ordered.get(i);
 				assertThat(after.epoch()).as("%s: %s after %s", key, after, before).isGreaterThanOrEqualTo(before.epoch());
-				assertThat(after.offset()).as("%s: %s after %s", key, after, before).isGreaterThanOrEqualTo(before.offset());
+				// An entity's cursor is its sequence number (its time stamp field is 0 or the event's, which the
+				// runner does not keep steady: a save after a restart may rewrite the same number with 0).
+				assertThat(after.offset().sequenceNr()).as("%s: %s after %s", key, after, before)
+					.isGreaterThanOrEqualTo(before.offset().sequenceNr());
 			}
 		});
 	}
