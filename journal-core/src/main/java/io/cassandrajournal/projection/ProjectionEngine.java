@@ -108,7 +108,7 @@ public final class ProjectionEngine implements AutoCloseable {
 			if (control instanceof ProjectionRunner<?> runner) {
 				runner.wake(result);
 			}
-			else if (control instanceof SegmentedProjection<?> segmented) {
+			else if (control instanceof SegmentedControl segmented) {
 				segmented.wake(result);
 			}
 		});
@@ -162,9 +162,13 @@ public final class ProjectionEngine implements AutoCloseable {
 	 * @param projection the projection
 	 * @return its control
 	 * @throws IllegalArgumentException if a projection with the same cursor identity is registered, or a
-	 * by-tag projection is registered without a read journal
+	 * by-tag projection is registered without a read journal, or, with sharing, a fan-out has its name
 	 */
 	public <E> ProjectionControl register(Projection<E> projection) {
+		if (projection(projection.name()).filter(SharedFanOut.class::isInstance).isPresent()) {
+			throw new IllegalArgumentException("projection '" + projection.name() + "' has the name of a shared "
+					+ "fan-out, whose leases are kept under that name: choose another name");
+		}
 		Function<TagOffset, ProjectionSource> sources = sources(projection);
 		ProjectionMetrics metrics = new ProjectionMetrics(this.meterRegistry, projection.name());
 		ProjectionControl control;
@@ -259,43 +263,83 @@ public final class ProjectionEngine implements AutoCloseable {
 
 	/**
 	 * Starts a by-persistenceId projection for every persistenceId, and for each new one as it first appears
-	 * (fan-out), named {@code <namePrefix>-<persistenceId>}.
+	 * (fan-out), named {@code <namePrefix>-<persistenceId>}, each with its own cursor.
+	 * <p>
+	 * On an engine with {@link Builder#sharing} the fan-out is split by persistenceId slice into
+	 * {@code settings.segments()} segments (a power of two; 1 puts every entity under one lease), each run by one
+	 * instance at a time under a lease, as a by-tag projection's segments are: this instance runs only the
+	 * entities of the segments it holds, each entity's cursor fenced by its segment's lease epoch. The fan-out is
+	 * then registered as one control named {@code namePrefix} ({@link #segments}, {@link #readSegments} show its
+	 * segments), and its entities are not registered one by one. Without sharing, every entity runs here,
+	 * registered as its own projection, and {@code segments} does not matter.
 	 * @param <E> the payload type
-	 * @param namePrefix the projections' name prefix
+	 * @param namePrefix the projections' name prefix (with sharing, also the name of the fan-out's leases)
 	 * @param payloadType the payload type
-	 * @param handlerFor creates the handler of one persistenceId
-	 * @param settings the settings of every projection
+	 * @param handlerFor creates the handler of one persistenceId (once per entity and engine)
+	 * @param settings the settings of every entity's projection; with sharing, {@code segments} is the fan-out's
+	 * number of segments (each entity's projection has one)
 	 * @param discoveryInterval how often to look for new persistenceIds
-	 * @throws IllegalStateException on an engine with {@link Builder#sharing} (a shared fan-out is not built yet)
+	 * @throws IllegalArgumentException with sharing, if a projection named {@code namePrefix} is registered
 	 */
 	public <E> void fanOut(String namePrefix, Class<E> payloadType, Function<String, ? extends EventHandler<E>> handlerFor,
 			ProjectionSettings settings, Duration discoveryInterval) {
-		if (this.sharing != null) {
-			// One lease per entity would cost a lightweight transaction per entity and renewal: the fan-out is to be
-			// segmented by slice (one lease per segment) instead, which is not built yet.
-			throw new IllegalStateException("fan-out '" + namePrefix + "' cannot be shared by instances yet: run it "
-					+ "on an engine without sharing(...) (on one instance)");
+		ReadJournal query = Objects.requireNonNull(this.readJournal, "fan-out needs a read journal: builder.readJournal(...)");
+		ProjectionSettings each = settings.withSegments(1);
+		Consumer<List<String>> discovered;
+		SegmentOwnership.Context shared = this.sharing;
+		if (shared != null) {
+			SharedFanOut fanOut = sharedFanOut(namePrefix, payloadType, handlerFor, settings.segments(), each, shared);
+			fanOut.start();
+			discovered = fanOut::discovered;
 		}
-		if (settings.segments() != 1) {
-			throw new IllegalArgumentException("fan-out '" + namePrefix + "' runs one projection per entity, each with "
-					+ "one segment; segments must be 1, was " + settings.segments());
+		else {
+			discovered = (fresh) -> {
+				for (String id : fresh) {
+					String name = namePrefix + "-" + id;
+					if (projection(name).isEmpty()) {
+						register(Projection.byPersistenceId(name, id, payloadType, handlerFor.apply(id), each)).start();
+					}
+				}
+			};
 		}
-		LivePersistenceIds ids = (this.readJournal != null) ? this.readJournal.livePersistenceIds() : null;
-		Objects.requireNonNull(ids, "fan-out needs a read journal: builder.readJournal(...)");
+		LivePersistenceIds ids = query.livePersistenceIds();
 		this.fanOutIds.add(ids);
 		this.fanOuts.add(this.executor.scheduleWithFixedDelay(() -> {
 			try {
-				for (String id : ids.poll().toCompletableFuture().join()) {
-					String name = namePrefix + "-" + id;
-					if (projection(name).isEmpty()) {
-						register(Projection.byPersistenceId(name, id, payloadType, handlerFor.apply(id), settings)).start();
-					}
-				}
+				discovered.accept(ids.poll().toCompletableFuture().join());
 			}
 			catch (RuntimeException ex) {
 				logger.warn("Fan-out {}: listing persistenceIds failed; trying again", namePrefix, ex);
 			}
 		}, 0, discoveryInterval.toMillis(), TimeUnit.MILLISECONDS));
+	}
+
+	/**
+	 * Registers a shared fan-out (not started): one handler and one set of meters per entity and engine, kept
+	 * across the terms of its segment; each runner under a term reads its entity and saves through the term's
+	 * fenced cursor.
+	 */
+	private <E> SharedFanOut sharedFanOut(String namePrefix, Class<E> payloadType,
+			Function<String, ? extends EventHandler<E>> handlerFor, int segments, ProjectionSettings each,
+			SegmentOwnership.Context shared) {
+		if (projection(namePrefix).isPresent()) {
+			throw new IllegalArgumentException("fan-out '" + namePrefix + "' keeps its leases under its name, which "
+					+ "a registered projection has: choose another name prefix");
+		}
+		Map<String, EventHandler<E>> handlers = new ConcurrentHashMap<>();
+		Map<String, ProjectionMetrics> metrics = new ConcurrentHashMap<>();
+		SharedFanOut fanOut = new SharedFanOut(namePrefix, segments, (id, mayGoOn, cursor) -> {
+			Projection<E> projection = Projection.byPersistenceId(namePrefix + "-" + id, id, payloadType,
+					handlers.computeIfAbsent(id, handlerFor), each);
+			return new ProjectionRunner<>(projection, projection.id(), mayGoOn, sources(projection), cursor,
+					this.deadLetters, this::publish, this.serializer,
+					metrics.computeIfAbsent(projection.name(), (name) -> new ProjectionMetrics(this.meterRegistry, name)),
+					this.retries, this.executor, this.clock);
+		}, slices(), shared);
+		if (this.runners.putIfAbsent(fanOut.id(), fanOut) != null) {
+			throw new IllegalArgumentException("a fan-out " + fanOut.id() + " is already registered");
+		}
+		return fanOut;
 	}
 
 	/** @return every registered projection's control */
@@ -334,7 +378,7 @@ public final class ProjectionEngine implements AutoCloseable {
 	 */
 	public CompletionStage<List<SegmentStatus>> readSegments(String name) {
 		ProjectionControl control = projection(name).orElse(null);
-		if (control instanceof SegmentedProjection<?> segmented) {
+		if (control instanceof SegmentedControl segmented) {
 			return segmented.readSegmentStatus();
 		}
 		return CompletableFuture.completedFuture((control != null) ? segmentsOf(control) : List.of());
@@ -351,14 +395,14 @@ public final class ProjectionEngine implements AutoCloseable {
 	 */
 	public CompletionStage<List<SegmentStatus>> readSegmentOwners(String name) {
 		ProjectionControl control = projection(name).orElse(null);
-		if (control instanceof SegmentedProjection<?> segmented) {
+		if (control instanceof SegmentedControl segmented) {
 			return segmented.readSegmentOwners();
 		}
 		return CompletableFuture.completedFuture((control != null) ? segmentsOf(control) : List.of());
 	}
 
 	private static List<SegmentStatus> segmentsOf(ProjectionControl control) {
-		if (control instanceof SegmentedProjection<?> segmented) {
+		if (control instanceof SegmentedControl segmented) {
 			return segmented.segmentStatus();
 		}
 		ProjectionStatus status = control.status();

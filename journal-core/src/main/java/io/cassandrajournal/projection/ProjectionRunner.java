@@ -49,7 +49,7 @@ import io.cassandrajournal.serialization.EventSerializer;
  *
  * @param <E> the payload type
  */
-final class ProjectionRunner<E> implements ProjectionControl {
+final class ProjectionRunner<E> implements SegmentRunner {
 
 	private static final Logger logger = LoggerFactory.getLogger(ProjectionRunner.class);
 
@@ -403,6 +403,7 @@ final class ProjectionRunner<E> implements ProjectionControl {
 	/**
 	 * @param result an append of this process
 	 */
+	@Override
 	public synchronized void wake(AppendResult result) {
 		if (this.run.active() && this.source != null && this.source.concerns(result)) {
 			if (this.batch != null) {

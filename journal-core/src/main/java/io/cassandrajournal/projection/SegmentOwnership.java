@@ -40,7 +40,8 @@ import io.cassandrajournal.query.TagOffset;
  * owner among the live members by rendezvous
  * hashing ({@link Rendezvous}). A segment this instance should own is taken at once when free or released, and
  * after the lease timeout when its owner fell silent ({@link LeaseWatch}); its cursor is fenced under the new
- * epoch before its runner starts. A segment it holds but should not (a member joined) is handed over: its runner
+ * epoch before its runner starts (a shared fan-out's segment has none: each of its entities' runners fences its
+ * own cursor as it starts). A segment it holds but should not (a member joined) is handed over: its runner
  * stops after the batch in hand and stores the cursor, then the lease is released, so the winner takes it at
  * once. A graceful stop hands over every segment (renewing each until it is released, so the batch in hand
  * finishes under a valid term) and deletes the membership row.
@@ -62,7 +63,7 @@ final class SegmentOwnership {
 	@FunctionalInterface
 	interface Starter {
 
-		ProjectionRunner<?> run(SegmentedProjection.Segment segment, BooleanSupplier mayGoOn, OffsetStore cursor);
+		SegmentRunner run(SegmentedProjection.Segment segment, BooleanSupplier mayGoOn, OffsetStore cursor);
 
 	}
 
@@ -74,8 +75,12 @@ final class SegmentOwnership {
 
 	private final Starter starter;
 
-	/** Where a segment whose cursor is absent starts (another number of segments ran before: SegmentLayouts). */
-	private final BiFunction<SegmentedProjection.Segment, DurableStateOffsetStore, CompletionStage<TagOffset>> initial;
+	/**
+	 * Where a segment whose cursor is absent starts (another number of segments ran before: SegmentLayouts);
+	 * {@code null} for segments without a cursor of their own (a shared fan-out's: each entity's runner fences its
+	 * own cursor under the term as it starts, {@link FencedCursor#load}).
+	 */
+	private final @Nullable BiFunction<SegmentedProjection.Segment, DurableStateOffsetStore, CompletionStage<TagOffset>> initial;
 
 	private final String self;
 
@@ -103,7 +108,7 @@ final class SegmentOwnership {
 	private volatile boolean active;
 
 	SegmentOwnership(String projection, List<SegmentedProjection.Segment> segments, Context context, Starter starter,
-			BiFunction<SegmentedProjection.Segment, DurableStateOffsetStore, CompletionStage<TagOffset>> initial,
+			@Nullable BiFunction<SegmentedProjection.Segment, DurableStateOffsetStore, CompletionStage<TagOffset>> initial,
 			BiConsumer<Map<String, Lease>, Long> rowsRead) {
 		this.projection = projection;
 		this.rowsRead = rowsRead;
@@ -277,7 +282,7 @@ final class SegmentOwnership {
 	/** Stops a segment at once: nothing more is handled or saved under the term. */
 	private void drop(SegmentedProjection.Segment segment, LeaseTerm term, String why) {
 		term.lose();
-		ProjectionRunner<?> runner = segment.runner;
+		SegmentRunner runner = segment.runner;
 		segment.term = null;
 		segment.runner = null;
 		this.watches.remove(segment);
@@ -334,7 +339,10 @@ final class SegmentOwnership {
 		LeaseTerm term = new LeaseTerm(taken.get(), started, this.validFor, this.context.nanoClock());
 		try {
 			DurableStateOffsetStore offsets = this.context.offsets();
-			join(offsets.fence(segment.id, () -> this.initial.apply(segment, offsets), term.epoch()));
+			BiFunction<SegmentedProjection.Segment, DurableStateOffsetStore, CompletionStage<TagOffset>> from = this.initial;
+			if (from != null) {
+				join(offsets.fence(segment.id, () -> from.apply(segment, offsets), term.epoch()));
+			}
 		}
 		catch (RuntimeException ex) {
 			term.lose();
@@ -356,7 +364,7 @@ final class SegmentOwnership {
 	 * @param runner the runner whose reset failed
 	 * @param error why
 	 */
-	void resetFailed(SegmentedProjection.Segment segment, ProjectionRunner<?> runner, Throwable error) {
+	void resetFailed(SegmentedProjection.Segment segment, SegmentRunner runner, Throwable error) {
 		try {
 			this.context.thread().execute(() -> {
 				if (segment.runner != runner || segment.term == null || this.handingOver.containsKey(segment)) {
@@ -384,7 +392,7 @@ final class SegmentOwnership {
 		CompletableFuture<Void> done = new CompletableFuture<>();
 		this.handingOver.put(segment, done);
 		LeaseTerm term = segment.term;
-		ProjectionRunner<?> runner = segment.runner;
+		SegmentRunner runner = segment.runner;
 		CompletionStage<Void> stopped = (runner != null) ? runner.stop() : CompletableFuture.completedFuture(null);
 		stopped.whenComplete((ok, error) -> this.context.thread().execute(() -> release(segment, term, done)));
 		return done;

@@ -87,7 +87,7 @@ final class SegmentStatuses {
 	}
 
 	private SegmentStatus local(SegmentedProjection.Segment segment) {
-		ProjectionRunner<?> runner = segment.runner;
+		SegmentRunner runner = segment.runner;
 		LeaseTerm term = segment.term;
 		ProjectionStatus status = (runner != null) ? runner.status() : null;
 		boolean held = (this.sharing == null) || (term != null && !term.lost());

@@ -26,7 +26,7 @@ import io.cassandrajournal.query.TagOffset;
  *
  * @param <E> the payload type
  */
-final class SegmentedProjection<E> implements ProjectionControl {
+final class SegmentedProjection<E> implements SegmentedControl {
 
 	/** Makes the runner of one segment (for one lease term, when shared). */
 	@FunctionalInterface
@@ -36,14 +36,18 @@ final class SegmentedProjection<E> implements ProjectionControl {
 
 	}
 
-	/** One segment: its slices and cursor, and, while this instance runs it, its runner (and lease term). */
+	/**
+	 * One segment: its slices and cursor, and, while this instance runs it, its runner (and lease term). A shared
+	 * fan-out's segment has no cursor of its own (its {@code id} names the segment only): its runner is a
+	 * {@link FanOutSegment}, whose entities' runners keep their own cursors.
+	 */
 	static final class Segment {
 
 		final SliceRange range;
 
 		final ProjectionId id;
 
-		volatile @Nullable ProjectionRunner<?> runner;
+		volatile @Nullable SegmentRunner runner;
 
 		volatile @Nullable LeaseTerm term;
 
@@ -98,7 +102,7 @@ final class SegmentedProjection<E> implements ProjectionControl {
 	}
 
 	/** Starts a runner for a segment this instance now runs (under its lease term, when shared). */
-	private ProjectionRunner<?> run(Segment segment, BooleanSupplier mayGoOn, OffsetStore cursor) {
+	private SegmentRunner run(Segment segment, BooleanSupplier mayGoOn, OffsetStore cursor) {
 		// With sharing the cursor is fenced; its reset must still forget the other layouts' cursors.
 		OffsetStore resetting = (this.layouts != null && this.ownership != null)
 				? this.layouts.resettingEveryLayout(segment.range, cursor, this.offsets) : cursor;
@@ -124,18 +128,18 @@ final class SegmentedProjection<E> implements ProjectionControl {
 		return this.segments;
 	}
 
-	/** @return each segment as this instance holds it (see {@link ProjectionEngine#segments}) */
-	List<SegmentStatus> segmentStatus() {
+	@Override
+	public List<SegmentStatus> segmentStatus() {
 		return this.statuses.local();
 	}
 
-	/** @return each segment with its lease row, stored cursor and lag (see {@link ProjectionEngine#readSegments}) */
-	CompletionStage<List<SegmentStatus>> readSegmentStatus() {
+	@Override
+	public CompletionStage<List<SegmentStatus>> readSegmentStatus() {
 		return this.statuses.read();
 	}
 
-	/** @return each segment with its owner (see {@link ProjectionEngine#readSegmentOwners}) */
-	CompletionStage<List<SegmentStatus>> readSegmentOwners() {
+	@Override
+	public CompletionStage<List<SegmentStatus>> readSegmentOwners() {
 		return this.statuses.readOwners();
 	}
 
@@ -194,7 +198,7 @@ final class SegmentedProjection<E> implements ProjectionControl {
 		}
 		List<CompletableFuture<Void>> each = new ArrayList<>();
 		for (Segment segment : this.segments) {
-			ProjectionRunner<?> runner = segment.runner;
+			SegmentRunner runner = segment.runner;
 			if (runner != null) {
 				each.add(runner.reset(offset).toCompletableFuture().whenComplete((ok, error) -> {
 					if (error != null) {
@@ -213,7 +217,7 @@ final class SegmentedProjection<E> implements ProjectionControl {
 
 	@Override
 	public CompletionStage<List<DeadLetter>> deadLetters(int limit) {
-		List<ProjectionRunner<?>> running = running();
+		List<SegmentRunner> running = running();
 		return running.isEmpty() ? CompletableFuture.completedFuture(List.of()) : running.get(0).deadLetters(limit);
 	}
 
@@ -229,9 +233,10 @@ final class SegmentedProjection<E> implements ProjectionControl {
 			.thenApply((ignored) -> each.stream().mapToInt(CompletableFuture::join).sum());
 	}
 
-	void wake(AppendResult result) {
+	@Override
+	public void wake(AppendResult result) {
 		for (Segment segment : this.segments) {
-			ProjectionRunner<?> runner = segment.runner;
+			SegmentRunner runner = segment.runner;
 			// The runner's source decides whether the append concerns it (a segment's SliceFilter keeps its slices).
 			if (runner != null) {
 				runner.wake(result);
@@ -246,9 +251,19 @@ final class SegmentedProjection<E> implements ProjectionControl {
 	 */
 	@Override
 	public ProjectionStatus status() {
-		List<ProjectionStatus> each = running().stream().map(ProjectionRunner::status).toList();
+		return combined(id(), this.started, running().stream().map(ProjectionControl::status).toList());
+	}
+
+	/**
+	 * @param id the projection's identity
+	 * @param started whether it is started on this instance
+	 * @param each the statuses of the runners this instance runs
+	 * @return one status over them: the worst state, the lowest cursor, the sums of events handled and skipped, the
+	 * highest lag, the first deleted range one reports; RUNNING while started when this instance runs none
+	 */
+	static ProjectionStatus combined(ProjectionId id, boolean started, List<ProjectionStatus> each) {
 		if (each.isEmpty()) {
-			return new ProjectionStatus(id(), this.started ? ProjectionState.RUNNING : ProjectionState.STOPPED,
+			return new ProjectionStatus(id, started ? ProjectionState.RUNNING : ProjectionState.STOPPED,
 					TagOffset.START, 0, 0, null, Duration.ZERO, 0, null);
 		}
 		ProjectionState state = each.stream().map(ProjectionStatus::state).max(Comparator.comparingInt(
@@ -256,7 +271,7 @@ final class SegmentedProjection<E> implements ProjectionControl {
 		TagOffset lowest = each.stream().map(ProjectionStatus::offset).min(Comparator.naturalOrder()).orElseThrow();
 		Instant last = each.stream().map(ProjectionStatus::lastEventTimestamp).filter(Objects::nonNull)
 			.max(Comparator.naturalOrder()).orElse(null);
-		return new ProjectionStatus(id(), state, lowest, each.stream().mapToLong(ProjectionStatus::eventsHandled).sum(),
+		return new ProjectionStatus(id, state, lowest, each.stream().mapToLong(ProjectionStatus::eventsHandled).sum(),
 				each.stream().mapToLong(ProjectionStatus::eventsSkipped).sum(), last,
 				each.stream().map(ProjectionStatus::lag).max(Comparator.naturalOrder()).orElse(Duration.ZERO),
 				each.stream().mapToLong(ProjectionStatus::lagEvents).max().orElse(0),
@@ -276,10 +291,10 @@ final class SegmentedProjection<E> implements ProjectionControl {
 		};
 	}
 
-	private List<ProjectionRunner<?>> running() {
-		List<ProjectionRunner<?>> running = new ArrayList<>();
+	private List<SegmentRunner> running() {
+		List<SegmentRunner> running = new ArrayList<>();
 		for (Segment segment : this.segments) {
-			ProjectionRunner<?> runner = segment.runner;
+			SegmentRunner runner = segment.runner;
 			if (runner != null) {
 				running.add(runner);
 			}
@@ -287,7 +302,7 @@ final class SegmentedProjection<E> implements ProjectionControl {
 		return running;
 	}
 
-	private CompletionStage<Void> all(Function<ProjectionRunner<?>, CompletionStage<Void>> action) {
+	private CompletionStage<Void> all(Function<SegmentRunner, CompletionStage<Void>> action) {
 		return CompletableFuture.allOf(running().stream().map((r) -> action.apply(r).toCompletableFuture())
 			.toArray(CompletableFuture[]::new));
 	}

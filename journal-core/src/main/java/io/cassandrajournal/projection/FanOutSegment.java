@@ -1,0 +1,148 @@
+package io.cassandrajournal.projection;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+import io.cassandrajournal.journal.AppendResult;
+import io.cassandrajournal.query.TagOffset;
+
+/**
+ * The runners of a shared fan-out's entities whose slices fall in one segment, for one lease term of that segment.
+ * Each is a by-persistenceId {@link ProjectionRunner} with its own cursor, made by the fan-out under the term: it
+ * handles and reads only while the term is valid, fences its cursor under the term's epoch when it starts
+ * ({@link FencedCursor#load}) and saves under it, and a save refused because a newer owner fenced the cursor ends
+ * the term, which stops every runner of the segment. Entities are added as the fan-out learns of them; once stopped
+ * (the term ended or the segment is handed over) none is added again. Where this fits: {@link SharedFanOut} makes
+ * one each time {@link SegmentOwnership} takes a segment.
+ */
+final class FanOutSegment implements SegmentRunner {
+
+	private final ProjectionId id;
+
+	/** Makes the runner of one entity under this segment's term (not started). */
+	private final Function<String, ProjectionRunner<?>> runnerFor;
+
+	private final Map<String, ProjectionRunner<?>> runners = new ConcurrentHashMap<>();
+
+	/** Guarded by this: whether entities may still be added (false once stopped). */
+	private boolean active = true;
+
+	/** Guarded by this. */
+	private boolean paused;
+
+	/**
+	 * @param id the segment's identity (it has no cursor of its own)
+	 * @param runnerFor makes the runner of one entity under the segment's term
+	 */
+	FanOutSegment(ProjectionId id, Function<String, ProjectionRunner<?>> runnerFor) {
+		this.id = id;
+		this.runnerFor = runnerFor;
+	}
+
+	/**
+	 * Starts the runner of an entity of this segment, unless it runs already or the segment was stopped.
+	 * @param persistenceId an entity whose slice falls in the segment
+	 */
+	synchronized void add(String persistenceId) {
+		if (!this.active || this.runners.containsKey(persistenceId)) {
+			return;
+		}
+		ProjectionRunner<?> runner = this.runnerFor.apply(persistenceId);
+		this.runners.put(persistenceId, runner);
+		runner.start();
+		if (this.paused) {
+			runner.pause();
+		}
+	}
+
+	/** @return how many entities this segment runs */
+	int entities() {
+		return this.runners.size();
+	}
+
+	@Override
+	public ProjectionId id() {
+		return this.id;
+	}
+
+	/** Over its entities' runners: see {@link SegmentedProjection#combined}. */
+	@Override
+	public synchronized ProjectionStatus status() {
+		return SegmentedProjection.combined(this.id, this.active,
+				this.runners.values().stream().map(ProjectionRunner::status).toList());
+	}
+
+	@Override
+	public CompletionStage<Void> start() {
+		return all(ProjectionControl::start);
+	}
+
+	/** Stops every entity's runner after its batch in hand (its cursor stored); no entity is added afterwards. */
+	@Override
+	public CompletionStage<Void> stop() {
+		synchronized (this) {
+			this.active = false;
+		}
+		return all(ProjectionControl::stop);
+	}
+
+	@Override
+	public synchronized void pause() {
+		this.paused = true;
+		this.runners.values().forEach(ProjectionControl::pause);
+	}
+
+	@Override
+	public synchronized void resume() {
+		this.paused = false;
+		this.runners.values().forEach(ProjectionControl::resume);
+	}
+
+	@Override
+	public CompletionStage<Void> reset(TagOffset offset) {
+		return all((runner) -> runner.reset(offset));
+	}
+
+	@Override
+	public void skipCurrent() {
+		this.runners.values().forEach(ProjectionControl::skipCurrent);
+	}
+
+	@Override
+	public CompletionStage<List<DeadLetter>> deadLetters(int limit) {
+		List<CompletableFuture<List<DeadLetter>>> each = this.runners.values().stream()
+			.map((runner) -> runner.deadLetters(limit).toCompletableFuture()).toList();
+		return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply((ignored) -> {
+			List<DeadLetter> letters = new ArrayList<>();
+			each.forEach((one) -> letters.addAll(one.join()));
+			return letters.subList(0, Math.min(limit, letters.size()));
+		});
+	}
+
+	@Override
+	public CompletionStage<Integer> redeliverDeadLetters() {
+		List<CompletableFuture<Integer>> each = this.runners.values().stream()
+			.map((runner) -> runner.redeliverDeadLetters().toCompletableFuture()).toList();
+		return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+			.thenApply((ignored) -> each.stream().mapToInt(CompletableFuture::join).sum());
+	}
+
+	@Override
+	public void wake(AppendResult result) {
+		ProjectionRunner<?> runner = this.runners.get(result.persistenceId());
+		if (runner != null) {
+			runner.wake(result);
+		}
+	}
+
+	private CompletionStage<Void> all(Function<ProjectionRunner<?>, CompletionStage<Void>> action) {
+		return CompletableFuture.allOf(this.runners.values().stream()
+			.map((runner) -> action.apply(runner).toCompletableFuture()).toArray(CompletableFuture[]::new));
+	}
+
+}
