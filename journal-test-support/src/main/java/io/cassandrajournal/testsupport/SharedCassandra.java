@@ -9,6 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.launcher.CassandraCluster;
@@ -157,7 +158,10 @@ public final class SharedCassandra {
 	/** @return a session without keyspace, shared by the JVM; do not close it */
 	public static synchronized CqlSession adminSession() {
 		if (adminSession == null) {
-			adminSession = TestSessions.open(contactPoints(), datacenter(), null);
+			// Only CREATE and DROP KEYSPACE go through it: without schema metadata the driver does not read the whole
+			// schema of the node again after each of them (it still waits for schema agreement).
+			adminSession = TestSessions.open(contactPoints(), datacenter(), null,
+					TestSessions.testConfig().withBoolean(DefaultDriverOption.METADATA_SCHEMA_ENABLED, false));
 		}
 		return adminSession;
 	}
