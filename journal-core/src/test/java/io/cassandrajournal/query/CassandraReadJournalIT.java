@@ -267,7 +267,7 @@ class CassandraReadJournalIT {
 		FeedSettings sweep = FeedSettings.DEFAULTS.withConsistencyWindow(Duration.ZERO)
 			.withBacktrackWindow(Duration.ofMinutes(10))
 			.withPageSize(200);
-		FeedRun run = runWritersAgainstFeed(query, bucketed, sweep, Duration.ofSeconds(10), Duration.ofSeconds(13));
+		FeedRun run = runWritersAgainstFeed(query, bucketed, sweep, Duration.ofSeconds(10));
 		assertThat(run.delivered).as("nothing delivered twice").doesNotHaveDuplicates();
 		assertEveryEventDelivered(run);
 		long buckets = this.keyspace.session()
@@ -323,12 +323,11 @@ class CassandraReadJournalIT {
 	 * follows from the start of the tag.
 	 */
 	private FeedRun runWritersAgainstFeed(FeedSettings settings, Duration duration) throws Exception {
-		return runWritersAgainstFeed(this.query, this.options, settings, duration,
-				settings.backtrackWindow().plus(settings.consistencyWindow()).plusSeconds(3));
+		return runWritersAgainstFeed(this.query, this.options, settings, duration);
 	}
 
 	private FeedRun runWritersAgainstFeed(CassandraReadJournal query, CassandraJournalOptions options,
-			FeedSettings settings, Duration duration, Duration drain) throws Exception {
+			FeedSettings settings, Duration duration) throws Exception {
 		String tag = "feed-" + System.nanoTime();
 		LiveTagFeed feed = query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, settings);
 		Set<String> appended = ConcurrentHashMap.newKeySet();
@@ -365,18 +364,18 @@ class CassandraReadJournalIT {
 			writer.get(1, TimeUnit.MINUTES);
 		}
 		pool.shutdown();
-		// Drain: until the sweep has had time to pass the last late events and the head has read everything.
-		// The reader is throughput-bound (a page per poll): on a slow machine the head may still be behind.
-		long drainUntil = System.nanoTime() + drain.toNanos();
+		// Drain: until the head has read everything and the sweep has passed the last late events. Every writer has
+		// returned, so every batch has landed. The sweep reads a page per poll behind the head and moves past an
+		// instant only once it is a backtrack window old, so "the sweep has reached the head" already means "a
+		// backtrack window after the last event": every row the head passed has been swept too. (Until 2026-12-02 the
+		// drain also waited a fixed backtrack + consistency window + 3 s from the writers' end before looking:
+		// 3 to 5 s of nothing per run.) The reader is throughput-bound (a page per poll): on a slow machine the head
+		// may still be behind, hence the generous bound.
 		long drainStart = System.nanoTime();
 		long hardStop = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-		// The sweep reads a page per poll behind the head; on a loaded machine it may still be short of the
-		// end when the head is caught up. Done when the sweep has reached the head: every row the head passed
-		// has been swept too.
 		while (System.nanoTime() < hardStop) {
 			int size = pollOnce(feed, settings, delivered);
-			if (System.nanoTime() > drainUntil && size == 0 && feed.caughtUp()
-					&& feed.safeOffset().equals(feed.headOffset())) {
+			if (size == 0 && feed.caughtUp() && feed.safeOffset().equals(feed.headOffset())) {
 				break;
 			}
 		}

@@ -1,11 +1,15 @@
 package io.cassandrajournal.testsupport;
 
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.launcher.CassandraCluster;
@@ -13,7 +17,9 @@ import io.cassandrajournal.launcher.CassandraNode;
 
 /**
  * One Cassandra node per test JVM, started on first use and shared by every test class; killed and wiped
- * when the JVM exits.
+ * when the JVM exits. Before that, if the node died or a test of the JVM failed, its log directory is copied to
+ * {@code target/cassandra-node-logs/<time>-pid<test JVM pid>/} (system property {@code cassandra.test.node-logs}
+ * names another folder), with a {@code reason.txt}: the next failure says why.
  * <p>
  * Set the system property {@code cassandra.test.contact-points} (for example {@code 10.0.0.5:9042,10.0.0.6:9042})
  * to run against an existing cluster instead; {@code cassandra.test.datacenter} names its local data center
@@ -22,6 +28,12 @@ import io.cassandrajournal.launcher.CassandraNode;
 public final class SharedCassandra {
 
 	private static final AtomicInteger KEYSPACES = new AtomicInteger();
+
+	/** How long the JVM's exit waits for this class's hook to keep the node's log before the launcher's hook wipes it. */
+	private static final Duration LOG_GRACE = Duration.ofSeconds(30);
+
+	/** The first failed tests of this JVM ({@link FailedTestsListener}), for {@code reason.txt}. */
+	private static final List<String> FAILURES = new CopyOnWriteArrayList<>();
 
 	private static @Nullable CassandraNode node;
 
@@ -39,14 +51,45 @@ public final class SharedCassandra {
 	public static synchronized CassandraNode node() {
 		if (node == null) {
 			// Never killed (a test that stops it stops it gracefully), so schema changes need not be flushed one by
-			// one: every test class creates a keyspace and its tables. The keyspaces are kept to the end of the run,
-			// and each table costs the node heap: with 512 MB the node died near the end of journal-core's
+			// one: every test class creates a keyspace and its tables. Each table costs the node heap: with 512 MB,
+			// and every class's keyspace kept to the end of the run, the node died near the end of journal-core's
 			// integration tests once they passed about 280 (2026-12-02; most likely its ExitOnOutOfMemoryError).
+			// CassandraTestExtension now drops each class's keyspace after the class.
 			CassandraNode started = CassandraNode.builder().maxHeap("1g").flushSchemaChanges(false).build();
+			// The launcher's own hook would wipe the node's directory, log included, at once: ours goes first.
+			started.deferShutdownToOwner(LOG_GRACE);
+			Runtime.getRuntime().addShutdownHook(new Thread(() -> closeKeepingLog(started), "cassandra-test-node-shutdown"));
 			started.start();
 			node = started;
 		}
 		return node;
+	}
+
+	private static void closeKeepingLog(CassandraNode started) {
+		try {
+			String reason = NodeLogs.reason(started.pid() != -1 && !started.isRunning(), FAILURES);
+			if (reason != null) {
+				Path kept = NodeLogs.keep(started.directory(), NodeLogs.destination(), reason);
+				System.err.println("Kept the shared Cassandra node's log in " + kept + " (" + reason.lines().findFirst()
+					.orElse("") + ")");
+			}
+		}
+		catch (RuntimeException ex) {
+			System.err.println("Could not keep the shared Cassandra node's log: " + ex);
+		}
+		finally {
+			started.close();
+		}
+	}
+
+	/**
+	 * Records a failed test (or class) of this JVM: the shared node's log is then kept when the JVM exits.
+	 * @param what the test's name
+	 */
+	static void recordFailure(String what) {
+		if (FAILURES.size() < 20) {
+			FAILURES.add(what);
+		}
 	}
 
 	/** @return the contact points of the shared node, or of the external cluster when configured */
@@ -81,6 +124,26 @@ public final class SharedCassandra {
 	}
 
 	/**
+	 * Drops a keyspace (if it exists) through the admin session. A failure is printed, not thrown: a class whose
+	 * tests passed does not fail on its clean-up (a node that died fails the next class anyway, and its log is kept).
+	 * @param name the keyspace name
+	 */
+	public static void dropKeyspace(String name) {
+		if (!name.matches("[A-Za-z0-9_]+")) {
+			throw new IllegalArgumentException("Not a keyspace name: '" + name + "'");
+		}
+		long started = System.nanoTime();
+		try {
+			adminSession().execute("DROP KEYSPACE IF EXISTS " + name);
+			// In the test's output file: what the drops cost the suite.
+			System.out.println("Dropped keyspace " + name + " in " + (System.nanoTime() - started) / 1_000_000 + " ms");
+		}
+		catch (RuntimeException ex) {
+			System.err.println("Could not drop keyspace " + name + " on the shared Cassandra node: " + ex);
+		}
+	}
+
+	/**
 	 * @param hint a readable part of the name
 	 * @return a valid CQL identifier, unique in this JVM and across JVMs sharing a cluster
 	 */
@@ -95,7 +158,10 @@ public final class SharedCassandra {
 	/** @return a session without keyspace, shared by the JVM; do not close it */
 	public static synchronized CqlSession adminSession() {
 		if (adminSession == null) {
-			adminSession = TestSessions.open(contactPoints(), datacenter(), null);
+			// Only CREATE and DROP KEYSPACE go through it: without schema metadata the driver does not read the whole
+			// schema of the node again after each of them (it still waits for schema agreement).
+			adminSession = TestSessions.open(contactPoints(), datacenter(), null,
+					TestSessions.testConfig().withBoolean(DefaultDriverOption.METADATA_SCHEMA_ENABLED, false));
 		}
 		return adminSession;
 	}

@@ -29,10 +29,23 @@ public final class TestSessions {
 	 */
 	public static CqlSession open(List<InetSocketAddress> contactPoints, String datacenter,
 			@Nullable String keyspace) {
+		return open(contactPoints, datacenter, keyspace, testConfig());
+	}
+
+	/**
+	 * Opens a session with options of the caller's (start from {@link #testConfig()}).
+	 * @param contactPoints the nodes to contact
+	 * @param datacenter the local data center
+	 * @param keyspace the keyspace to use, or {@code null}
+	 * @param config the driver options
+	 * @return an open session; the caller closes it
+	 */
+	public static CqlSession open(List<InetSocketAddress> contactPoints, String datacenter,
+			@Nullable String keyspace, ProgrammaticDriverConfigLoaderBuilder config) {
 		CqlSessionBuilder builder = CqlSession.builder()
 			.addContactPoints(contactPoints)
 			.withLocalDatacenter(datacenter)
-			.withConfigLoader(testConfig().build());
+			.withConfigLoader(config.build());
 		if (keyspace != null) {
 			builder.withKeyspace(keyspace);
 		}
