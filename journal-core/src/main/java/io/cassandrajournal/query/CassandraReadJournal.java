@@ -2,6 +2,7 @@ package io.cassandrajournal.query;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -20,6 +21,7 @@ import io.cassandrajournal.internal.JournalTables;
 import io.cassandrajournal.internal.RawEvents;
 import io.cassandrajournal.internal.SchemaManager;
 import io.cassandrajournal.internal.SealConditions;
+import io.cassandrajournal.internal.WarnOnce;
 import io.cassandrajournal.internal.TagSlices;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.PersistentEvent;
@@ -39,9 +41,8 @@ import io.cassandrajournal.serialization.EventSerializer;
  * with the index off, are answered by scanning the journal (see {@link #scansJournal}).
  * <p>
  * With a bucketed tag index, a "current" query read from the index also reads the drop mark of each tag its filter
- * names (one single-row read each, beside the first page's read and after the caught-up page's; {@link TagDropChecks}):
- * a query reading from before a range a retention cleanup dropped says so ({@link EventsPage#dropped()}, one WARN
- * line per tag and range; docs/reliability.md, finding 23).
+ * names (one single-row read each, beside the page's read): a query reading from before a range a retention cleanup
+ * dropped says so ({@link EventsPage#dropped()}, one WARN line per tag and range; docs/reliability.md, finding 23).
  */
 public final class CassandraReadJournal implements ReadJournal {
 
@@ -65,8 +66,8 @@ public final class CassandraReadJournal implements ReadJournal {
 	/** With a bucketed tag index: how far retention dropped each tag's buckets. */
 	private final @Nullable DroppedBucketMarks dropMarks;
 
-	/** With a bucketed tag index: whether tag queries read from before a dropped range. */
-	private final @Nullable TagDropChecks dropChecks;
+	/** Dropped ranges queries read from before: logged once each. */
+	private final WarnOnce dropWarnings = new WarnOnce(10_000);
 
 	private CassandraReadJournal(Journal journal, CqlSession session, CassandraJournalOptions options,
 			EventSerializer serializer) {
@@ -81,7 +82,6 @@ public final class CassandraReadJournal implements ReadJournal {
 		this.scanReader = new JournalScanReader(session, options);
 		this.dropMarks = (options.useTagIndex() && options.tagBucketing() != TagBucketing.NONE)
 				? new DroppedBucketMarks(session, options) : null;
-		this.dropChecks = (this.dropMarks != null) ? new TagDropChecks(this.dropMarks, this.clock) : null;
 	}
 
 	/**
@@ -134,20 +134,15 @@ public final class CassandraReadJournal implements ReadJournal {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		CompletionStage<EventsPage<String>> read = reader.read(filter, after, this.clock.millis(), limit);
-		TagDropChecks checks = this.dropChecks;
-		if (checks != null && reader == this.tagReader) {
-			// A scan reads the events table, which a bucket drop leaves as it was.
-			read = checks.page(filter, after, read);
-		}
-		return Errors.translating(read.thenApply((page) -> {
+		CompletionStage<@Nullable DroppedTagRange> dropped = droppedAfter(reader, filter, after);
+		return Errors.translating(reader.read(filter, after, this.clock.millis(), limit).thenCombine(dropped, (page, d) -> {
 			List<TaggedEvent<E>> events = new ArrayList<>(page.events().size());
 			for (TaggedEvent<String> raw : page.events()) {
 				for (PersistentEvent<E> event : RawEvents.deserialize(raw.event(), this.serializer, type)) {
 					events.add(new TaggedEvent<>(raw.offset(), event));
 				}
 			}
-			return new EventsPage<>(events, page.resumeAfter(), page.caughtUp(), page.dropped());
+			return new EventsPage<>(events, page.resumeAfter(), page.caughtUp(), d);
 		}), "Tag query", filter.canonical());
 	}
 
@@ -196,16 +191,65 @@ public final class CassandraReadJournal implements ReadJournal {
 
 	/**
 	 * Whether a query read from the tag index after {@code after} starts before a range retention dropped from it
-	 * (bucketed tag index only; {@link TagDropChecks}). Never fails: a mark that cannot be read counts as none.
+	 * (bucketed tag index only): the drop mark of every tag the filter names, read at once (one single-row read
+	 * each); every tag whose mark lies after the offset is logged (once per tag and range), the first is returned.
+	 * Never fails: a mark that cannot be read counts as none ({@link #markOrEmpty}).
 	 */
 	private CompletionStage<@Nullable DroppedTagRange> droppedAfter(TagEventReader reader, TagFilter filter,
 			TagOffset after) {
-		TagDropChecks checks = this.dropChecks;
-		if (checks == null || reader != this.tagReader) {
+		DroppedBucketMarks marks = this.dropMarks;
+		if (marks == null || reader != this.tagReader) {
 			// A scan reads the events table, which a bucket drop leaves as it was.
 			return CompletableFuture.completedFuture(null);
 		}
-		return checks.once(filter, after);
+		LinkedHashSet<String> named = new LinkedHashSet<>(filter.anyTags());
+		named.addAll(filter.allTags());
+		List<String> tags = List.copyOf(named);
+		List<CompletableFuture<Optional<Instant>>> reads = new ArrayList<>(tags.size());
+		for (String tag : tags) {
+			reads.add(marks.droppedBefore(tag).toCompletableFuture());
+		}
+		return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).handle((ignored, error) -> {
+			DroppedTagRange first = null;
+			for (int i = 0; i < tags.size(); i++) {
+				Optional<Instant> mark = markOrEmpty(filter, tags.get(i), reads.get(i));
+				if (mark.isPresent() && after.timestamp() < mark.get().toEpochMilli()) {
+					DroppedTagRange dropped = new DroppedTagRange(tags.get(i), mark.get());
+					if (this.dropWarnings.first(dropped.tag() + "#" + dropped.droppedBefore())) {
+						logger.warn("Tag query '{}' reads from {}, before a dropped range: {} (JournalCleanup.dropTagBuckets); "
+								+ "they stay in the journal but are not in this query's result (docs/reliability.md, finding 23)",
+								filter.canonical(), Instant.ofEpochMilli(after.timestamp()), dropped.describe());
+					}
+					first = (first != null) ? first : dropped;
+				}
+			}
+			return first;
+		});
+	}
+
+	/**
+	 * A tag's drop mark, or none if its read failed: the mark is diagnostic, so a failed read costs the query its
+	 * report, not its result (finding 23, Review, item 1; a streamed query would otherwise fail after delivering its
+	 * events, and a caller that retried would handle them twice). Logged at WARN once per tag, then at DEBUG.
+	 */
+	private Optional<Instant> markOrEmpty(TagFilter filter, String tag, CompletableFuture<Optional<Instant>> read) {
+		try {
+			return read.join();
+		}
+		catch (RuntimeException ex) {
+			Throwable cause = (ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null)
+					? ex.getCause() : ex;
+			if (this.dropWarnings.first("failed#" + tag)) {
+				logger.warn("Tag query '{}': reading the drop mark of tag '{}' failed ({}); the query's result is "
+						+ "complete, but it cannot tell whether it reads from before a range a retention cleanup dropped "
+						+ "(logged once per tag, then at DEBUG)", filter.canonical(), tag, cause.toString());
+			}
+			else {
+				logger.debug("Tag query '{}': reading the drop mark of tag '{}' failed ({})", filter.canonical(), tag,
+						cause.toString());
+			}
+			return Optional.empty();
+		}
 	}
 
 	private <E> CompletionStage<TagOffset> walk(TagEventReader reader, TagFilter filter, TagOffset after, long upper,

@@ -38,6 +38,9 @@ class DropMarkReadsIT {
 
 	private static final String MARK_READ = "bucket < 0 LIMIT 1";
 
+	/** How long a paged query reuses its marks (TagDropChecks.RECHECK). */
+	private static final Duration RECHECK = Duration.ofSeconds(10);
+
 	private static List<EventToAppend> deposits(int count, String tag) {
 		List<EventToAppend> events = new ArrayList<>();
 		for (int i = 0; i < count; i++) {
@@ -121,7 +124,7 @@ class DropMarkReadsIT {
 		// Pages further apart than the recheck interval read the marks again.
 		reads.set(0);
 		List<EventsPage<AccountEvent>> slow = pages(query, tag, TagOffset.START, 10,
-				() -> clock.advance(TagDropChecks.RECHECK));
+				() -> clock.advance(RECHECK));
 		assertThat(sequenceNrs(slow)).hasSize(30);
 		assertThat(slow).hasSizeGreaterThanOrEqualTo(3);
 		assertThat(reads.get()).as("one read per page: each is a recheck interval after the previous read")
