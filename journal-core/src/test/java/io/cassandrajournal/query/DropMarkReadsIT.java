@@ -30,16 +30,13 @@ import static io.cassandrajournal.testing.Await.result;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * How often a paged tag query reads the drop marks of a bucketed tag index (docs/reliability.md, finding 23): at
- * its first and its caught-up page, not at every page, and still reporting a drop made while it pages.
+ * How a paged tag query reads the drop marks of a bucketed tag index (docs/reliability.md, findings 23 and 25): one
+ * read per tag beside every page, so a drop made while it pages is reported by the next page.
  */
 @CassandraTest
 class DropMarkReadsIT {
 
 	private static final String MARK_READ = "bucket < 0 LIMIT 1";
-
-	/** How long a paged query reuses its marks (TagDropChecks.RECHECK). */
-	private static final Duration RECHECK = Duration.ofSeconds(10);
 
 	private static List<EventToAppend> deposits(int count, String tag) {
 		List<EventToAppend> events = new ArrayList<>();
@@ -95,7 +92,7 @@ class DropMarkReadsIT {
 	}
 
 	@Test
-	void aQueryOfManyPagesReadsTheMarksAtItsFirstAndItsLastPageOnly(TestKeyspace keyspace) {
+	void aPagedQueryReportsTheDropOnThePageReadFromBeforeItAndReadsTheMarkBesideEachPage(TestKeyspace keyspace) {
 		SettableClock clock = new SettableClock(Instant.parse("2026-06-01T08:00:10Z"));
 		CassandraJournal journal = journal(keyspace, clock);
 		String tag = "pages-" + System.nanoTime();
@@ -118,23 +115,14 @@ class DropMarkReadsIT {
 		assertThat(pages.get(0).dropped()).as("the first page reads from before the mark")
 			.isEqualTo(new DroppedTagRange(tag, mark));
 		assertThat(pages.subList(1, pages.size())).as("the later pages start past it").allMatch((p) -> p.dropped() == null);
-		assertThat(reads.get()).as("mark reads for a query of %d pages: its first and its last", pages.size())
-			.isEqualTo(2);
-
-		// Pages further apart than the recheck interval read the marks again.
-		reads.set(0);
-		List<EventsPage<AccountEvent>> slow = pages(query, tag, TagOffset.START, 10,
-				() -> clock.advance(RECHECK));
-		assertThat(sequenceNrs(slow)).hasSize(30);
-		assertThat(slow).hasSizeGreaterThanOrEqualTo(3);
-		assertThat(reads.get()).as("one read per page: each is a recheck interval after the previous read")
-			.isEqualTo(slow.size());
+		assertThat(reads.get()).as("mark reads for a query of %d pages: one beside each page (README)", pages.size())
+			.isEqualTo(pages.size());
 	}
 
 	/**
-	 * The marks a paged query reuses cannot show a drop made while it pages: its caught-up page reads them again and
-	 * compares them with the earliest page start since the previous read. (Passed on the code that read the marks at
-	 * every page, where the next page reported it; fails on a cache without that last read.)
+	 * A drop made while a query pages is reported by the query, on a page read after the drop. A guard for any
+	 * caching of the marks between pages: a cache tried on 2026-12-02 (finding 25) was reverted after a review
+	 * found callers that page on to the end and still miss the report; this test does not drive those paths.
 	 */
 	@Test
 	void aDropMadeWhileAQueryPagesIsReportedByTheQuery(TestKeyspace keyspace) {
