@@ -55,8 +55,8 @@ class CassandraJournalOptionsTest {
 			.isEqualTo("events_by_tag_day_sliced16");
 		assertThatIllegalArgumentException().isThrownBy(() -> sliced.withTagIndexTable("a".repeat(40)))
 			.withMessageContaining("would exceed 48 characters");
-		// 36 characters fit "_sliced16" but not "_minute_sliced16", whichever option comes last.
-		CassandraJournalOptions longName = options.withTagIndexTable("a".repeat(36));
+		// 33 characters fit "_sliced16" and "_minute_buckets" but not "_minute_sliced16", whichever option comes last.
+		CassandraJournalOptions longName = options.withTagIndexTable("a".repeat(33));
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> longName.withTagSliceGroups(16).withTagBucketing(TagBucketing.MINUTE))
 			.withMessageContaining("with tag bucketing MINUTE")

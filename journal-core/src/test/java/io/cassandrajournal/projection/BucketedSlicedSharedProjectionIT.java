@@ -214,11 +214,14 @@ class BucketedSlicedSharedProjectionIT {
 						String query = bound.getPreparedStatement().getQuery();
 						if (query.startsWith("SELECT") && query.contains("." + table + " ")) {
 							SlicedRead read = new SlicedRead(instance, bound.getLong("bucket"), bound.getInt("slice_group"));
-							// Counted when it returned rows: a read of another group's partition that found one.
-							stage.thenAccept((rs) -> {
+							// Counted when it returned rows: a read of another group's partition that found one. The
+							// caller gets the stage that counts, so the page is counted before the caller's own
+							// callbacks consume its rows (a callback attached beside them ran after them).
+							return stage.thenApply((rs) -> {
 								if (rs instanceof AsyncResultSet page && page.remaining() > 0) {
 									reads.add(read);
 								}
+								return rs;
 							});
 						}
 					}
