@@ -61,7 +61,8 @@ public final class CassandraJournalOptions {
 
 	private final int tagSliceGroups;
 
-	private final SliceHash sliceHash;
+	/** Null: unset, adopted from the keyspace's layout record. */
+	private final @Nullable SliceHash sliceHash;
 
 	private final ConsistencyLevel consistency;
 
@@ -198,7 +199,7 @@ public final class CassandraJournalOptions {
 	public CassandraJournalOptions withTagIndexTable(String tagIndexTable) {
 		String name = CqlNames.check("tagIndexTable", tagIndexTable);
 		checkBucketTableNames(name, this.tagBucketing);
-		checkSlicedTableName(name, this.tagSliceGroups);
+		checkSlicedTableName(name, this.tagBucketing, this.tagSliceGroups);
 		return with((v) -> v.tagIndexTable = name);
 	}
 
@@ -206,13 +207,15 @@ public final class CassandraJournalOptions {
 	 * @param tagBucketing how the tag index is partitioned, default {@link TagBucketing#NONE} (the reference
 	 * layout, one partition per tag). With buckets the index is written to and read from
 	 * {@code <tagIndexTable>_<unit>} and {@code <tagIndexTable>_<unit>_buckets} instead (see
-	 * {@link TagBucketing}); the reference implementation does not read those tables
+	 * {@link TagBucketing}); the reference implementation does not read those tables. With
+	 * {@link #withTagSliceGroups tag slice groups} too, the sliced copies are bucketed the same way
+	 * ({@link #tagIndexSlicedTable()})
 	 * @return new options
 	 */
 	public CassandraJournalOptions withTagBucketing(TagBucketing tagBucketing) {
 		Objects.requireNonNull(tagBucketing, "tagBucketing");
 		checkBucketTableNames(this.tagIndexTable, tagBucketing);
-		checkSlicingWithBuckets(this.tagSliceGroups, tagBucketing);
+		checkSlicedTableName(this.tagIndexTable, tagBucketing, this.tagSliceGroups);
 		return with((v) -> v.tagBucketing = tagBucketing);
 	}
 
@@ -223,8 +226,10 @@ public final class CassandraJournalOptions {
 	 * slice group ({@code slice * groups / 1024}, the slice the projection segments use). A segment of a
 	 * projection shared by several instances then reads only its own groups' partitions instead of the whole
 	 * tag; readers of the whole tag (tag queries, unsegmented projections, the TypeScript implementation) keep
-	 * reading the reference index. 16 suits projections of up to 16 segments (one partition per segment). Not
-	 * combined with {@link #withTagBucketing tag bucketing} yet
+	 * reading the reference index. 16 suits projections of up to 16 segments (one partition per segment). With
+	 * {@link #withTagBucketing tag bucketing} the copies go to {@code <tagIndexTable>_<unit>_sliced<groups>}, partition
+	 * {@code (tag, bucket, slice_group)}, and a segment walks the tag's bucket list reading its groups' partitions
+	 * of each bucket
 	 * @return new options
 	 */
 	public CassandraJournalOptions withTagSliceGroups(int tagSliceGroups) {
@@ -232,16 +237,16 @@ public final class CassandraJournalOptions {
 			throw new IllegalArgumentException(
 					"tagSliceGroups must be 0 (off) or a power of two from 2 to 1024, was " + tagSliceGroups);
 		}
-		checkSlicingWithBuckets(tagSliceGroups, this.tagBucketing);
-		checkSlicedTableName(this.tagIndexTable, tagSliceGroups);
+		checkSlicedTableName(this.tagIndexTable, this.tagBucketing, tagSliceGroups);
 		return with((v) -> v.tagSliceGroups = tagSliceGroups);
 	}
 
 	/**
 	 * @param sliceHash the function that puts a persistenceId in one of the 1024 slices projection segments and
-	 * the segment-aware tag index split entities by, default {@link SliceHash#MURMUR3}. Part of the recorded
-	 * layout: a keyspace whose layout was recorded before this option existed uses {@link SliceHash#STRING_HASH},
-	 * and an instance configured otherwise is refused at {@code verifyLayout} (changing it would move entities
+	 * the segment-aware tag index split entities by. Part of the recorded layout. Unset by default: the journal
+	 * then adopts the keyspace's recorded function ({@link SliceHash#STRING_HASH} for a keyspace whose layout was
+	 * recorded before this option existed), and a new keyspace gets {@link SliceHash#MURMUR3}. Set, it must match
+	 * the keyspace's record: another function is refused at {@code verifyLayout} (changing it would move entities
 	 * between segments, whose cursors and sliced tag rows are per slice range)
 	 * @return new options
 	 */
@@ -250,18 +255,18 @@ public final class CassandraJournalOptions {
 		return with((v) -> v.sliceHash = sliceHash);
 	}
 
-	private static void checkSlicingWithBuckets(int groups, TagBucketing bucketing) {
-		if (groups != 0 && bucketing != TagBucketing.NONE) {
-			throw new IllegalArgumentException("tagSliceGroups (" + groups + ") and tagBucketing (" + bucketing
-					+ ") cannot be combined yet: the segment-aware tag index has no time buckets; turn one of them off");
+	private static void checkSlicedTableName(String tagIndexTable, TagBucketing bucketing, int groups) {
+		String table = slicedTable(tagIndexTable, bucketing, groups);
+		if (groups != 0 && table.length() > 48) {
+			throw new IllegalArgumentException("tagIndexTable '" + tagIndexTable + "' is too long for tagSliceGroups "
+					+ groups + ((bucketing == TagBucketing.NONE) ? "" : " with tag bucketing " + bucketing)
+					+ ": the table '" + table + "' would exceed 48 characters");
 		}
 	}
 
-	private static void checkSlicedTableName(String tagIndexTable, int groups) {
-		if (groups != 0 && (tagIndexTable + "_sliced" + groups).length() > 48) {
-			throw new IllegalArgumentException("tagIndexTable '" + tagIndexTable + "' is too long for tagSliceGroups "
-					+ groups + ": the table '" + tagIndexTable + "_sliced" + groups + "' would exceed 48 characters");
-		}
+	private static String slicedTable(String tagIndexTable, TagBucketing bucketing, int groups) {
+		String data = (bucketing == TagBucketing.NONE) ? tagIndexTable : tagIndexTable + "_" + bucketing.tableSuffix();
+		return data + "_sliced" + groups;
 	}
 
 	private static void checkBucketTableNames(String tagIndexTable, TagBucketing bucketing) {
@@ -613,14 +618,31 @@ public final class CassandraJournalOptions {
 		return this.tagSliceGroups;
 	}
 
-	/** @return the function that puts a persistenceId in its slice (projection segments, the sliced tag index) */
+	/**
+	 * @return the function that puts a persistenceId in its slice (projection segments, the sliced tag index): the
+	 * one set with {@link #withSliceHash}, else {@link SliceHash#MURMUR3}, a new keyspace's. The journal's factories
+	 * ({@code CassandraJournal.create}, {@code verifyLayout}, {@code CassandraReadJournal.create}) replace an unset
+	 * function by the keyspace's recorded one; {@code CassandraJournal.options()} shows the adopted value
+	 */
 	public SliceHash sliceHash() {
-		return this.sliceHash;
+		SliceHash set = this.sliceHash;
+		return (set != null) ? set : SliceHash.MURMUR3;
 	}
 
-	/** @return the segment-aware tag index table, {@code <tagIndexTable>_sliced<groups>} (when it is on) */
+	/**
+	 * @return the function set with {@link #withSliceHash}; empty when left to the keyspace (the journal adopts
+	 * the recorded one)
+	 */
+	public Optional<SliceHash> configuredSliceHash() {
+		return Optional.ofNullable(this.sliceHash);
+	}
+
+	/**
+	 * @return the segment-aware tag index table (when it is on): {@code <tagIndexTable>_sliced<groups>}, or with tag
+	 * bucketing {@code <tagIndexTable>_<unit>_sliced<groups>}
+	 */
 	public String tagIndexSlicedTable() {
-		return this.tagIndexTable + "_sliced" + this.tagSliceGroups;
+		return slicedTable(this.tagIndexTable, this.tagBucketing, this.tagSliceGroups);
 	}
 
 	/** @return the table tag index rows are written to: {@link #tagIndexTable()} or its bucketed form */
@@ -706,7 +728,7 @@ public final class CassandraJournalOptions {
 		return "CassandraJournalOptions[keyspace=" + this.keyspace + ", contactPoints=" + this.contactPoints
 				+ ", events=" + this.eventsTable + ", metadata=" + this.metadataTable + ", allIds=" + this.allIdsTable
 				+ ", tagIndex=" + this.tagIndexTable + ", partitionSize=" + this.partitionSize + ", useTagIndex="
-				+ this.useTagIndex + ", tagBucketing=" + this.tagBucketing + ", tagSliceGroups=" + this.tagSliceGroups + ", sliceHash=" + this.sliceHash + ", consistency=" + this.consistency + ", lwt=" + this.lightweightTransactions
+				+ this.useTagIndex + ", tagBucketing=" + this.tagBucketing + ", tagSliceGroups=" + this.tagSliceGroups + ", sliceHash=" + ((this.sliceHash != null) ? this.sliceHash : "unset") + ", consistency=" + this.consistency + ", lwt=" + this.lightweightTransactions
 				+ ", serialConsistency=" + this.serialConsistency + "]";
 	}
 
@@ -738,7 +760,7 @@ public final class CassandraJournalOptions {
 
 		int tagSliceGroups;
 
-		SliceHash sliceHash = SliceHash.MURMUR3;
+		@Nullable SliceHash sliceHash;
 
 		ConsistencyLevel consistency = DefaultConsistencyLevel.LOCAL_QUORUM;
 

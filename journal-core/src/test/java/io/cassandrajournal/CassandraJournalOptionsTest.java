@@ -35,7 +35,7 @@ class CassandraJournalOptionsTest {
 	}
 
 	@Test
-	void tagSliceGroupsArePowersOfTwoNameTheirTableAndAreNotCombinedWithBuckets() {
+	void tagSliceGroupsArePowersOfTwoAndNameTheirTableWithOrWithoutBuckets() {
 		CassandraJournalOptions options = CassandraJournalOptions.create();
 		assertThat(options.tagSliceGroups()).isZero();
 		CassandraJournalOptions sliced = options.withTagIndexTable("Orders_Tags").withTagSliceGroups(16);
@@ -48,12 +48,21 @@ class CassandraJournalOptionsTest {
 			assertThatIllegalArgumentException().isThrownBy(() -> options.withTagSliceGroups(bad))
 				.withMessageContaining("tagSliceGroups must be 0 (off) or a power of two from 2 to 1024, was " + bad);
 		}
-		assertThatIllegalArgumentException().isThrownBy(() -> sliced.withTagBucketing(TagBucketing.HOUR))
-			.withMessageContaining("cannot be combined");
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> options.withTagBucketing(TagBucketing.DAY).withTagSliceGroups(16))
-			.withMessageContaining("cannot be combined");
+		// With tag bucketing, the sliced copies are bucketed too: the bucketed table's name with the sliced suffix.
+		assertThat(sliced.withTagBucketing(TagBucketing.HOUR).tagIndexSlicedTable())
+			.isEqualTo("orders_tags_hour_sliced16");
+		assertThat(options.withTagBucketing(TagBucketing.DAY).withTagSliceGroups(16).tagIndexSlicedTable())
+			.isEqualTo("events_by_tag_day_sliced16");
 		assertThatIllegalArgumentException().isThrownBy(() -> sliced.withTagIndexTable("a".repeat(40)))
+			.withMessageContaining("would exceed 48 characters");
+		// 33 characters fit "_sliced16" and "_minute_buckets" but not "_minute_sliced16", whichever option comes last.
+		CassandraJournalOptions longName = options.withTagIndexTable("a".repeat(33));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> longName.withTagSliceGroups(16).withTagBucketing(TagBucketing.MINUTE))
+			.withMessageContaining("with tag bucketing MINUTE")
+			.withMessageContaining("would exceed 48 characters");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> longName.withTagBucketing(TagBucketing.MINUTE).withTagSliceGroups(16))
 			.withMessageContaining("would exceed 48 characters");
 	}
 
@@ -68,10 +77,14 @@ class CassandraJournalOptionsTest {
 			}
 			assertThat(SliceHash.STRING_HASH.slice(id)).isEqualTo(Math.abs(id.hashCode() % 1024));
 		}
-		// New keyspaces get the well-mixed function; keyspaces recorded before it keep String.hashCode (LayoutRecord).
+		// Unset by default: adopted from the keyspace's record (LayoutRecord); until then, and for a new keyspace,
+		// the well-mixed function. Set, it is what was set.
 		assertThat(CassandraJournalOptions.create().sliceHash()).isEqualTo(SliceHash.MURMUR3);
+		assertThat(CassandraJournalOptions.create().configuredSliceHash()).isEmpty();
 		assertThat(CassandraJournalOptions.create().withSliceHash(SliceHash.STRING_HASH).sliceHash())
 			.isEqualTo(SliceHash.STRING_HASH);
+		assertThat(CassandraJournalOptions.create().withSliceHash(SliceHash.MURMUR3).configuredSliceHash())
+			.contains(SliceHash.MURMUR3);
 		// A segment of n <= groups segments covers groups / n whole groups; a smaller one lies in one group.
 		assertThat(TagSlices.firstGroup(256, 511, 16)).isEqualTo(4);
 		assertThat(TagSlices.lastGroup(256, 511, 16)).isEqualTo(7);

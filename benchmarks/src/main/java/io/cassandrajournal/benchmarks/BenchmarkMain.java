@@ -197,6 +197,10 @@ public final class BenchmarkMain {
 				new SharedProjectionWorkloads(bench, reads).throughput(TagBucketing.NONE, 16)
 					.forEach((r) -> results.add(log(r)));
 			}
+			if (selected("projection", "projection-shared-hour-sliced")) {
+				new SharedProjectionWorkloads(bench, reads).throughput(TagBucketing.HOUR, 16)
+					.forEach((r) -> results.add(log(r)));
+			}
 			if (selected("projection", "projection-failover")) {
 				results.addAll(new FailoverWorkloads(bench, reads, points.get(0), leaseTiming).failover().stream()
 					.map(BenchmarkMain::log)

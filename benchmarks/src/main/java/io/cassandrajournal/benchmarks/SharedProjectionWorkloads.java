@@ -80,16 +80,18 @@ final class SharedProjectionWorkloads {
 	/**
 	 * @param bucketing the tag layout
 	 * @param sliceGroups the segment-aware tag index's groups ({@code tag-slice-groups}), 0 for none
-	 * @return as {@link #throughput(TagBucketing)}, named {@code projection-shared-sliced<groups>-...}
+	 * @return as {@link #throughput(TagBucketing)}, named {@code projection-shared-sliced<groups>-...} (with buckets
+	 * {@code projection-shared-<unit>-sliced<groups>-...})
 	 */
 	List<Result> throughput(TagBucketing bucketing, int sliceGroups) {
 		CassandraJournalOptions options = this.reads.options().withTagBucketing(bucketing);
 		if (sliceGroups > 0) {
 			options = options.withTagSliceGroups(sliceGroups);
 		}
-		String layout = (sliceGroups > 0) ? "-sliced" + sliceGroups
-				: (bucketing == TagBucketing.NONE) ? "" : "-" + bucketing.tableSuffix();
-		String layoutName = (sliceGroups > 0) ? "tag-slice-groups " + sliceGroups : bucketing.toString();
+		String bucketed = (bucketing == TagBucketing.NONE) ? "" : "-" + bucketing.tableSuffix();
+		String layout = bucketed + ((sliceGroups > 0) ? "-sliced" + sliceGroups : "");
+		String layoutName = (sliceGroups == 0) ? bucketing.toString()
+				: ((bucketing == TagBucketing.NONE) ? "" : bucketing + " + ") + "tag-slice-groups " + sliceGroups;
 		List<Result> results = new ArrayList<>();
 		List<Double> single = List.of();
 		for (int instances = 1; instances <= 3; instances++) {

@@ -1,8 +1,10 @@
 package io.cassandrajournal.internal;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.internal.TableDefinition.Column;
 
 /**
@@ -55,46 +57,64 @@ public final class JournalTables {
 
 	/**
 	 * @return the tables of the configured tag index layout: {@code events_by_tag}, or the bucketed index and
-	 * its bucket list
+	 * its bucket list; with {@code tag-slice-groups}, the segment-aware index beside them
 	 */
 	public static List<TableDefinition> tagIndexTables(CassandraJournalOptions o) {
-		if (o.tagSliceGroups() != 0) {
-			return List.of(tagIndex(o), tagIndexSliced(o));
+		List<TableDefinition> tables = new ArrayList<>();
+		if (o.tagBucketing() == TagBucketing.NONE) {
+			tables.add(tagIndex(o));
 		}
-		return (o.tagBucketing() == io.cassandrajournal.TagBucketing.NONE) ? List.of(tagIndex(o))
-				: List.of(tagIndexBucketed(o), tagBuckets(o));
+		else {
+			tables.add(tagIndexBucketed(o));
+			tables.add(tagBuckets(o));
+		}
+		if (o.tagSliceGroups() != 0) {
+			tables.add(tagIndexSliced(o));
+		}
+		return List.copyOf(tables);
 	}
 
 	/**
 	 * Ours: the segment-aware tag index, a second copy of each tag row in the partition of its persistenceId's
-	 * slice group ({@link TagSlices#groupOf}), so a projection segment reads only its own entities' rows.
+	 * slice group ({@link TagSlices#groupOf}), so a projection segment reads only its own entities' rows; with tag
+	 * bucketing, in the partition of its tag, bucket and slice group (the bucket list is the bucketed index's).
 	 */
 	public static TableDefinition tagIndexSliced(CassandraJournalOptions o) {
-		return tagRowsPartitionedWith(o, o.tagIndexSlicedTable(), "slice_group", "int");
+		return (o.tagBucketing() == TagBucketing.NONE)
+				? tagRowsPartitionedWith(o, o.tagIndexSlicedTable(), List.of("slice_group"), List.of("int"))
+				: tagRowsPartitionedWith(o, o.tagIndexSlicedTable(), List.of("bucket", "slice_group"),
+						List.of("bigint", "int"));
 	}
 
 	/** Our layout: one partition per tag and time bucket ({@code bucket} = the bucket's start, epoch ms). */
 	public static TableDefinition tagIndexBucketed(CassandraJournalOptions o) {
-		return tagRowsPartitionedWith(o, o.tagIndexDataTable(), "bucket", "bigint");
+		return tagRowsPartitionedWith(o, o.tagIndexDataTable(), List.of("bucket"), List.of("bigint"));
 	}
 
 	/**
-	 * The tag index's rows, as in {@link #tagIndex}, in partitions of the tag and one more key column.
+	 * The tag index's rows, as in {@link #tagIndex}, in partitions of the tag and more key columns.
 	 * @param table the table
-	 * @param key the second partition key column
-	 * @param type its CQL type
+	 * @param keys the partition key columns after the tag
+	 * @param types their CQL types
 	 */
-	private static TableDefinition tagRowsPartitionedWith(CassandraJournalOptions o, String table, String key,
-			String type) {
+	private static TableDefinition tagRowsPartitionedWith(CassandraJournalOptions o, String table, List<String> keys,
+			List<String> types) {
+		StringBuilder columns = new StringBuilder();
+		List<Column> definition = new ArrayList<>(List.of(Column.partitionKey("tag", "text", 0)));
+		for (int i = 0; i < keys.size(); i++) {
+			columns.append(keys.get(i)).append(' ').append(types.get(i)).append(", ");
+			definition.add(Column.partitionKey(keys.get(i), types.get(i), i + 1));
+		}
+		definition.addAll(List.of(Column.clustering("timestamp", "bigint", 0, "asc"),
+				Column.clustering("persistence_id", "text", 1, "asc"),
+				Column.clustering("sequence_nr", "bigint", 2, "asc"), Column.regular("payload", "text"),
+				Column.regular("tags", "set<text>")));
 		return new TableDefinition(table, "CREATE TABLE IF NOT EXISTS " + o.requireKeyspace() + "." + table
-				+ " (tag text, " + key + " " + type + ", timestamp bigint, persistence_id text, sequence_nr bigint, "
-				+ "payload text, tags set<text>, PRIMARY KEY ((tag, " + key + "), timestamp, persistence_id, sequence_nr)) "
+				+ " (tag text, " + columns + "timestamp bigint, persistence_id text, sequence_nr bigint, "
+				+ "payload text, tags set<text>, PRIMARY KEY ((tag, " + String.join(", ", keys)
+				+ "), timestamp, persistence_id, sequence_nr)) "
 				+ "WITH CLUSTERING ORDER BY (timestamp ASC, persistence_id ASC, sequence_nr ASC)",
-				List.of(Column.partitionKey("tag", "text", 0), Column.partitionKey(key, type, 1),
-						Column.clustering("timestamp", "bigint", 0, "asc"),
-						Column.clustering("persistence_id", "text", 1, "asc"),
-						Column.clustering("sequence_nr", "bigint", 2, "asc"), Column.regular("payload", "text"),
-						Column.regular("tags", "set<text>")));
+				List.copyOf(definition));
 	}
 
 	/** The non-empty buckets of each tag, so that a walk skips empty ones. */

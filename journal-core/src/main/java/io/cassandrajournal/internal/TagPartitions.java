@@ -19,6 +19,7 @@ import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
 import com.datastax.oss.driver.api.core.cql.Statement;
+import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.SliceHash;
@@ -29,7 +30,8 @@ import io.cassandrajournal.query.TagOffset;
  * The physical layout of the tag index: how its rows are written and how one tag's rows are read in offset
  * order. {@link #create} picks the reference layout (one partition per tag) or the bucketed one (one
  * partition per tag and time bucket, plus a list of each tag's non-empty buckets), with, when
- * {@link CassandraJournalOptions#tagSliceGroups()} is set, the segment-aware index beside it ({@link Sliced}).
+ * {@link CassandraJournalOptions#tagSliceGroups()} is set, the segment-aware index beside it ({@link Sliced}),
+ * bucketed like it.
  */
 public abstract class TagPartitions {
 
@@ -99,6 +101,16 @@ public abstract class TagPartitions {
 	 */
 	public record TagRow(String tag, long timestamp, String persistenceId, long sequenceNr, String payload,
 			Set<String> tags) {
+	}
+
+	/**
+	 * Records what a reader needs before it can find the rows (the bucketed layout's bucket list; nothing for the
+	 * others), so that rows written after it completes are found.
+	 * @param rows the rows about to be written
+	 * @return completes once they may be written
+	 */
+	CompletionStage<Void> listBuckets(List<TagRow> rows) {
+		return CompletableFuture.completedFuture(null);
 	}
 
 	/**
@@ -269,39 +281,37 @@ public abstract class TagPartitions {
 					.addStatement(this.insert.bind(row.tag(), bucket, row.timestamp(), row.persistenceId(),
 							row.sequenceNr(), row.payload(), row.tags(), this.ttl));
 			}
-			List<CompletableFuture<?>> marks = new ArrayList<>();
-			for (Map.Entry<String, Long> partition : byPartition.keySet()) {
-				if (!this.recorded.contains(partition)) {
-					BoundStatement mark = this.insertBucket.bind(partition.getKey(), partition.getValue(), this.bucketTtl);
-					marks.add(this.session.executeAsync(mark).toCompletableFuture().thenRun(() -> remember(partition)));
-				}
-			}
-			if (marks.isEmpty()) {
-				return executeBatches(byPartition, writeTime);
-			}
-			return CompletableFuture.allOf(marks.toArray(CompletableFuture[]::new))
-				.thenCompose((ignored) -> executeBatches(byPartition, writeTime));
+			return listBuckets(rows).thenCompose((ignored) -> executeBatches(byPartition, writeTime));
 		}
 
 		@Override
 		public CompletionStage<List<BoundStatement>> inserts(List<TagRow> rows) {
 			List<BoundStatement> inserts = new ArrayList<>(rows.size());
-			Set<Map.Entry<String, Long>> partitions = new LinkedHashSet<>();
 			for (TagRow row : rows) {
 				long bucket = this.bucketing.bucketOf(row.timestamp());
-				partitions.add(Map.entry(row.tag(), bucket));
 				inserts.add(this.insert.bind(row.tag(), bucket, row.timestamp(), row.persistenceId(), row.sequenceNr(),
 						row.payload(), row.tags(), this.ttl));
+			}
+			// Listed before any row of the bucket can exist, as in write().
+			return listBuckets(rows).thenApply((ignored) -> inserts);
+		}
+
+		/** Lists each (tag, bucket) of the rows not yet listed by this process; completes when all are. */
+		@Override
+		CompletionStage<Void> listBuckets(List<TagRow> rows) {
+			Set<Map.Entry<String, Long>> partitions = new LinkedHashSet<>();
+			for (TagRow row : rows) {
+				partitions.add(Map.entry(row.tag(), this.bucketing.bucketOf(row.timestamp())));
 			}
 			List<CompletableFuture<?>> marks = new ArrayList<>();
 			for (Map.Entry<String, Long> partition : partitions) {
 				if (!this.recorded.contains(partition)) {
-					// Listed before any row of the bucket can exist, as in write().
 					BoundStatement mark = this.insertBucket.bind(partition.getKey(), partition.getValue(), this.bucketTtl);
 					marks.add(this.session.executeAsync(mark).toCompletableFuture().thenRun(() -> remember(partition)));
 				}
 			}
-			return CompletableFuture.allOf(marks.toArray(CompletableFuture[]::new)).thenApply((ignored) -> inserts);
+			return marks.isEmpty() ? CompletableFuture.completedFuture(null)
+					: CompletableFuture.allOf(marks.toArray(CompletableFuture[]::new));
 		}
 
 		private void remember(Map.Entry<String, Long> partition) {
@@ -313,9 +323,19 @@ public abstract class TagPartitions {
 
 		@Override
 		public CompletionStage<List<Row>> rows(String tag, TagOffset after, long upperTimestamp, int limit) {
+			return rows(tag, after, upperTimestamp, limit, (bucket, max) -> this.session.executeAsync(this.page.bind(tag,
+					bucket, after.timestamp(), after.persistenceId(), after.sequenceNr(), upperTimestamp, max)));
+		}
+
+		/**
+		 * Walks the tag's listed buckets from the offset's to the upper bound's, reading each with {@code read}
+		 * until {@code limit} rows are in.
+		 * @param read one bounded read of one bucket's partition (of this table or of the sliced copy's)
+		 */
+		CompletionStage<List<Row>> rows(String tag, TagOffset after, long upperTimestamp, int limit, BucketRead read) {
 			List<Row> into = new ArrayList<>(Math.min(limit, 1024));
-			return walk(tag, after, this.bucketing.bucketOf(after.timestamp()), this.bucketing.bucketOf(upperTimestamp),
-					upperTimestamp, limit, into).thenApply((ignored) -> into);
+			return walk(tag, this.bucketing.bucketOf(after.timestamp()), this.bucketing.bucketOf(upperTimestamp), limit,
+					read, into).thenApply((ignored) -> into);
 		}
 
 		@Override
@@ -346,31 +366,43 @@ public abstract class TagPartitions {
 						: stream(tag, after, listed.get(listed.size() - 1) + 1, toBucket, upper, action));
 		}
 
-		private CompletionStage<Void> walk(String tag, TagOffset after, long fromBucket, long toBucket, long upper,
-				int limit, List<Row> into) {
+		private CompletionStage<Void> walk(String tag, long fromBucket, long toBucket, int limit, BucketRead read,
+				List<Row> into) {
 			if (fromBucket > toBucket) {
 				return CompletableFuture.completedFuture(null);
 			}
 			List<Long> listed = new ArrayList<>(BUCKETS_PER_READ);
 			return AsyncPaging.forEachRow(this.session.executeAsync(this.buckets.bind(tag, fromBucket, toBucket)),
 					(row) -> listed.add(row.getLong("bucket")))
-				.thenCompose((read) -> readBuckets(tag, after, listed, 0, upper, limit, into))
-				.thenCompose((read) -> {
+				.thenCompose((ignored) -> readBuckets(listed, 0, limit, read, into))
+				.thenCompose((ignored) -> {
 					if (listed.size() < BUCKETS_PER_READ || into.size() >= limit) {
 						return CompletableFuture.<Void>completedFuture(null);
 					}
-					return walk(tag, after, listed.get(listed.size() - 1) + 1, toBucket, upper, limit, into);
+					return walk(tag, listed.get(listed.size() - 1) + 1, toBucket, limit, read, into);
 				});
 		}
 
-		private CompletionStage<Void> readBuckets(String tag, TagOffset after, List<Long> listed, int index, long upper,
-				int limit, List<Row> into) {
+		private CompletionStage<Void> readBuckets(List<Long> listed, int index, int limit, BucketRead read,
+				List<Row> into) {
 			if (index == listed.size() || into.size() >= limit) {
 				return CompletableFuture.completedFuture(null);
 			}
-			return collect(this.session.executeAsync(this.page.bind(tag, listed.get(index), after.timestamp(),
-					after.persistenceId(), after.sequenceNr(), upper, limit - into.size())), into)
-				.thenCompose((read) -> readBuckets(tag, after, listed, index + 1, upper, limit, into));
+			return collect(read.read(listed.get(index), limit - into.size()), into)
+				.thenCompose((ignored) -> readBuckets(listed, index + 1, limit, read, into));
+		}
+
+		/** One bounded read of a bucket's partition. */
+		@FunctionalInterface
+		interface BucketRead {
+
+			/**
+			 * @param bucket the bucket
+			 * @param limit rows at most
+			 * @return the read
+			 */
+			CompletionStage<AsyncResultSet> read(long bucket, int limit);
+
 		}
 
 	}
@@ -378,12 +410,18 @@ public abstract class TagPartitions {
 
 	/**
 	 * The segment-aware index beside another layout: every row is written to that layout and again to
-	 * {@code <tagIndexTable>_sliced<groups>}, partition {@code (tag, slice_group)}; whole-tag reads go to the
-	 * other layout, a segment's reads to its groups ({@link #groupRows}).
+	 * {@code <tagIndexTable>_sliced<groups>}, partition {@code (tag, slice_group)}, or with the bucketed layout to
+	 * {@code <tagIndexTable>_<unit>_sliced<groups>}, partition {@code (tag, bucket, slice_group)}; whole-tag reads go
+	 * to the other layout, a segment's reads to its groups ({@link #groupRows}): with buckets, it walks the bucketed
+	 * layout's bucket list (which lists a bucket before any of its rows, in either table, is written) and reads its
+	 * group's partition of each bucket.
 	 */
 	static final class Sliced extends TagPartitions {
 
 		private final TagPartitions whole;
+
+		/** The bucketed layout beside this one, whose bucket list the sliced copies share; null without buckets. */
+		private final @Nullable Bucketed bucketed;
 
 		private final int groups;
 
@@ -396,13 +434,23 @@ public abstract class TagPartitions {
 		Sliced(CqlSession session, CassandraJournalOptions options, TagPartitions whole) {
 			super(session, options);
 			this.whole = whole;
+			this.bucketed = (whole instanceof Bucketed b) ? b : null;
 			this.groups = options.tagSliceGroups();
 			this.hash = options.sliceHash();
 			String table = options.requireKeyspace() + "." + options.tagIndexSlicedTable();
-			this.insert = this.statements.write("INSERT INTO " + table
-					+ " (tag, slice_group, timestamp, persistence_id, sequence_nr, payload, tags) VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?");
-			this.page = this.statements.read("SELECT " + COLUMNS + " FROM " + table + " WHERE tag = ? AND slice_group = ? "
-					+ "AND (timestamp, persistence_id, sequence_nr) > (?, ?, ?) AND (timestamp) <= (?) LIMIT ?");
+			if (this.bucketed == null) {
+				this.insert = this.statements.write("INSERT INTO " + table + " (tag, slice_group, timestamp, "
+						+ "persistence_id, sequence_nr, payload, tags) VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?");
+				this.page = this.statements.read("SELECT " + COLUMNS + " FROM " + table + " WHERE tag = ? AND slice_group = ? "
+						+ "AND (timestamp, persistence_id, sequence_nr) > (?, ?, ?) AND (timestamp) <= (?) LIMIT ?");
+			}
+			else {
+				this.insert = this.statements.write("INSERT INTO " + table + " (tag, bucket, slice_group, timestamp, "
+						+ "persistence_id, sequence_nr, payload, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?) USING TTL ?");
+				this.page = this.statements.read("SELECT " + COLUMNS + " FROM " + table + " WHERE tag = ? AND bucket = ? "
+						+ "AND slice_group = ? AND (timestamp, persistence_id, sequence_nr) > (?, ?, ?) "
+						+ "AND (timestamp) <= (?) LIMIT ?");
+			}
 		}
 
 		@Override
@@ -410,27 +458,48 @@ public abstract class TagPartitions {
 			return this.whole.copies() + 1;
 		}
 
+		private int groupOf(TagRow row) {
+			return TagSlices.groupOf(this.hash, row.persistenceId(), this.groups);
+		}
+
+		/** @return the row's partition in the sliced table: (tag, group) or (tag, bucket, group) */
+		private List<Object> partitionOf(TagRow row) {
+			Bucketed b = this.bucketed;
+			return (b == null) ? List.of(row.tag(), groupOf(row))
+					: List.of(row.tag(), b.bucketing.bucketOf(row.timestamp()), groupOf(row));
+		}
+
 		private BoundStatement insertOf(TagRow row) {
-			return this.insert.bind(row.tag(), TagSlices.groupOf(this.hash, row.persistenceId(), this.groups),
-					row.timestamp(), row.persistenceId(), row.sequenceNr(), row.payload(), row.tags(), this.ttl);
+			Bucketed b = this.bucketed;
+			if (b == null) {
+				return this.insert.bind(row.tag(), groupOf(row), row.timestamp(), row.persistenceId(), row.sequenceNr(),
+						row.payload(), row.tags(), this.ttl);
+			}
+			return this.insert.bind(row.tag(), b.bucketing.bucketOf(row.timestamp()), groupOf(row), row.timestamp(),
+					row.persistenceId(), row.sequenceNr(), row.payload(), row.tags(), this.ttl);
+		}
+
+		@Override
+		CompletionStage<Void> listBuckets(List<TagRow> rows) {
+			return this.whole.listBuckets(rows);
 		}
 
 		@Override
 		public CompletionStage<Void> write(List<TagRow> rows, long writeTime) {
-			Map<Map.Entry<String, Integer>, BatchStatementBuilder> byPartition = new LinkedHashMap<>();
+			Map<List<Object>, BatchStatementBuilder> byPartition = new LinkedHashMap<>();
 			for (TagRow row : rows) {
-				byPartition
-					.computeIfAbsent(
-							Map.entry(row.tag(), TagSlices.groupOf(this.hash, row.persistenceId(), this.groups)),
-							(k) -> BatchStatement.builder(BatchType.UNLOGGED))
+				byPartition.computeIfAbsent(partitionOf(row), (k) -> BatchStatement.builder(BatchType.UNLOGGED))
 					.addStatement(insertOf(row));
 			}
-			return CompletableFuture.allOf(this.whole.write(rows, writeTime).toCompletableFuture(),
-					executeBatches(byPartition, writeTime).toCompletableFuture());
+			// The buckets are listed before either copy is written (the whole layout's write finds them listed).
+			return listBuckets(rows).thenCompose((listed) -> CompletableFuture.allOf(
+					this.whole.write(rows, writeTime).toCompletableFuture(),
+					executeBatches(byPartition, writeTime).toCompletableFuture()));
 		}
 
 		@Override
 		public CompletionStage<List<BoundStatement>> inserts(List<TagRow> rows) {
+			// The whole layout's inserts complete once the buckets are listed.
 			return this.whole.inserts(rows).thenApply((wholeInserts) -> {
 				List<BoundStatement> inserts = new ArrayList<>(wholeInserts.size() + rows.size());
 				inserts.addAll(wholeInserts);
@@ -455,8 +524,15 @@ public abstract class TagPartitions {
 		@Override
 		public CompletionStage<List<Row>> groupRows(String tag, int group, TagOffset after, long upperTimestamp,
 				int limit) {
-			return collect(this.session.executeAsync(this.page.bind(tag, group, after.timestamp(), after.persistenceId(),
-					after.sequenceNr(), upperTimestamp, limit)), new ArrayList<>(Math.min(limit, 1024)));
+			Bucketed b = this.bucketed;
+			if (b == null) {
+				return collect(this.session.executeAsync(this.page.bind(tag, group, after.timestamp(),
+						after.persistenceId(), after.sequenceNr(), upperTimestamp, limit)),
+						new ArrayList<>(Math.min(limit, 1024)));
+			}
+			return b.rows(tag, after, upperTimestamp, limit, (bucket, max) -> this.session.executeAsync(this.page
+				.bind(tag, bucket, group, after.timestamp(), after.persistenceId(), after.sequenceNr(), upperTimestamp,
+						max)));
 		}
 
 	}

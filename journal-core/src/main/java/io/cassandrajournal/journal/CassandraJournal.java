@@ -2,6 +2,7 @@ package io.cassandrajournal.journal;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -18,6 +19,7 @@ import io.cassandrajournal.internal.AppendValidation;
 import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.JournalTables;
+import io.cassandrajournal.internal.RecordedLayout;
 import io.cassandrajournal.internal.SchemaManager;
 import io.cassandrajournal.internal.TableDefinition;
 import io.cassandrajournal.serialization.EventSerializer;
@@ -124,7 +126,8 @@ public final class CassandraJournal implements Journal {
 		Objects.requireNonNull(serializer, "serializer");
 		Objects.requireNonNull(metrics, "metrics");
 		SchemaManager.ensure(session, options, tables(options));
-		return new CassandraJournal(session, options, serializer, metrics);
+		// An unset slice-hash is the keyspace's recorded one (options() shows it).
+		return new CassandraJournal(session, RecordedLayout.adopt(session, options), serializer, metrics);
 	}
 
 	/**
@@ -138,14 +141,24 @@ public final class CassandraJournal implements Journal {
 	 * instance's value. A keyspace that has events but no record (an older version, the reference implementation)
 	 * gets this instance's settings recorded, with tag-slice-groups 0, and a warning. To change a setting
 	 * deliberately (turning the tag index on before a backfill, more persistenceId buckets, tag-slice-groups after
-	 * a backfill), stop every instance and update or delete the record.
+	 * a backfill), stop every instance and update or delete the record. {@code slice-hash} left unset
+	 * ({@link CassandraJournalOptions#configuredSliceHash()} empty) is not compared but adopted: a new keyspace
+	 * records murmur3, an existing record's function is kept ({@code string-hash} for a record written before the
+	 * setting existed, added to the record); set, it is compared like the others.
 	 * @param session an open session
 	 * @param options this instance's options
+	 * @return the options with the recorded values of the settings they leave unset ({@code slice-hash}), as the
+	 * journal, read journal and projections built from them use (their factories adopt them too)
 	 * @throws io.cassandrajournal.JournalLayoutMismatchException naming every setting that differs, with both
 	 * values
 	 */
-	public static void verifyLayout(CqlSession session, CassandraJournalOptions options) {
-		LayoutRecord.check(session, options);
+	public static CassandraJournalOptions verifyLayout(CqlSession session, CassandraJournalOptions options) {
+		Map<String, String> recorded = LayoutRecord.check(session, options);
+		if (options.configuredSliceHash().isPresent()) {
+			return options;
+		}
+		String table = options.requireKeyspace() + "." + RecordedLayout.tableName(options);
+		return options.withSliceHash(RecordedLayout.sliceHash(table, recorded.get(RecordedLayout.SLICE_HASH)));
 	}
 
 	/**

@@ -18,10 +18,9 @@ import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.JournalLayoutMismatchException;
-import io.cassandrajournal.SliceHash;
 import io.cassandrajournal.TagBucketing;
-import io.cassandrajournal.internal.CqlNames;
 import io.cassandrajournal.internal.JournalStatements;
+import io.cassandrajournal.internal.RecordedLayout;
 import io.cassandrajournal.internal.SchemaManager;
 import io.cassandrajournal.internal.TableDefinition;
 import io.cassandrajournal.internal.TableDefinition.Column;
@@ -46,7 +45,8 @@ final class LayoutRecord {
 	 * recorded before {@code slice-hash} existed put its entities in slices with {@code String.hashCode}, so its
 	 * segments' cursors and sliced tag rows follow that function, whatever this instance is configured with.
 	 */
-	static final Map<String, String> RECORDED_BEFORE = Map.of("slice-hash", SliceHash.STRING_HASH.name());
+	static final Map<String, String> RECORDED_BEFORE = Map.of(RecordedLayout.SLICE_HASH,
+			RecordedLayout.RECORDED_BEFORE_SLICE_HASH.name());
 
 	private LayoutRecord() {
 	}
@@ -59,7 +59,7 @@ final class LayoutRecord {
 	}
 
 	private static String tableName(CassandraJournalOptions options) {
-		return CqlNames.check("eventsTable + '_layout' (the layout record)", options.eventsTable() + "_layout");
+		return RecordedLayout.tableName(options);
 	}
 
 	/**
@@ -74,8 +74,9 @@ final class LayoutRecord {
 		layout.put("tag-bucketing", options.useTagIndex() ? options.tagBucketing().name() : TagBucketing.NONE.name());
 		// Which partitions of the segment-aware index hold a row depends on the groups (0: no such index).
 		layout.put("tag-slice-groups", Integer.toString(options.useTagIndex() ? options.tagSliceGroups() : 0));
-		// Which segment (cursor) and which sliced tag partition an entity belongs to; see RECORDED_BEFORE.
-		layout.put("slice-hash", options.sliceHash().name());
+		// Which segment (cursor) and which sliced tag partition an entity belongs to; see RECORDED_BEFORE. Unset,
+		// the default (murmur3) is what a new record gets, and an existing record's value is adopted (adopted()).
+		layout.put(RecordedLayout.SLICE_HASH, options.sliceHash().name());
 		layout.put("partition-size", Long.toString(options.partitionSize()));
 		layout.put("persistence-id-buckets", Integer.toString(options.persistenceIdBuckets()));
 		return layout;
@@ -89,14 +90,17 @@ final class LayoutRecord {
 	 * @param session the session
 	 * @param options the journal options
 	 * @throws JournalLayoutMismatchException if a recorded setting differs
+	 * @return the record's settings after the check (a setting this instance leaves unset, {@link #adopted}, is not
+	 * compared: its recorded value is adopted)
 	 * @throws io.cassandrajournal.JournalSchemaException if the table is missing and may not be created, or the
 	 * record still lacks settings after one round of additions per setting
 	 */
-	static void check(CqlSession session, CassandraJournalOptions options) {
+	static Map<String, String> check(CqlSession session, CassandraJournalOptions options) {
 		String keyspace = options.requireKeyspace();
 		SchemaManager.ensure(session, options, List.of(table(options)));
 		String table = keyspace + "." + tableName(options);
 		Map<String, String> configured = layout(options);
+		Set<String> adopted = adopted(options);
 		JournalStatements.Statements statements = new JournalStatements.Statements(session, options);
 		Row recorded = session.execute(statements.serialRead("SELECT settings FROM " + table + " WHERE id = ?").bind(KEY))
 			.one();
@@ -129,8 +133,8 @@ final class LayoutRecord {
 					logger.info("Recorded the journal's layout {} in {}", toRecord, table);
 				}
 				// An instance configured otherwise than what was recorded (tag-slice-groups) is refused below.
-				compare(table, toRecord, configured);
-				return;
+				compare(table, toRecord, configured, adopted);
+				return toRecord;
 			}
 			recorded = result;
 		}
@@ -138,11 +142,14 @@ final class LayoutRecord {
 		// Each round adds every missing setting, or reads back another start's addition of at least one of them.
 		for (int additions = 0; additions <= configured.size(); additions++) {
 			// A value the record holds decides first: a start that differs in one adds nothing.
-			compare(table, settings, configured);
+			compare(table, settings, configured, adopted);
 			Set<String> missing = new LinkedHashSet<>(configured.keySet());
 			missing.removeAll(settings.keySet());
 			if (missing.isEmpty()) {
-				return;
+				if (!adopted.isEmpty()) {
+					logger.debug("Adopted {} of the journal's layout record in {} (unset here)", adopted, table);
+				}
+				return settings;
 			}
 			if (additions < configured.size()) {
 				settings = addMissing(session, statements, table, meantByOldRecord(configured, missing));
@@ -265,9 +272,22 @@ final class LayoutRecord {
 
 	private static final int PARTITION_SIZE_SAMPLE = 100;
 
-	private static void compare(String table, Map<String, String> recorded, Map<String, String> configured) {
+	/**
+	 * @return the settings this instance leaves unset, to take from the record: {@code slice-hash} when
+	 * {@link CassandraJournalOptions#configuredSliceHash()} is empty (an upgraded instance keeps the keyspace's
+	 * function without being told; an explicit one that differs is refused)
+	 */
+	static Set<String> adopted(CassandraJournalOptions options) {
+		return options.configuredSliceHash().isPresent() ? Set.of() : Set.of(RecordedLayout.SLICE_HASH);
+	}
+
+	private static void compare(String table, Map<String, String> recorded, Map<String, String> configured,
+			Set<String> adopted) {
 		List<JournalLayoutMismatchException.Mismatch> mismatches = new ArrayList<>();
 		configured.forEach((setting, value) -> {
+			if (adopted.contains(setting)) {
+				return;
+			}
 			// A setting the record lacks is taken as RECORDED_BEFORE says an older record meant it, else as
 			// configured; check() then adds it to the record (only once this comparison passed).
 			String was = recorded.getOrDefault(setting, RECORDED_BEFORE.get(setting));

@@ -70,7 +70,7 @@ final class TagIndexDeletes {
 		}
 		int groups = options.tagSliceGroups();
 		SliceHash hash = options.sliceHash();
-		if (groups != 0) {
+		if (groups != 0 && bucketing == TagBucketing.NONE) {
 			// The segment-aware index: the row's partition follows from its persistenceId (TagSlices).
 			PreparedStatement delete = statements.write("DELETE FROM " + ks + "." + options.tagIndexSlicedTable()
 					+ " WHERE tag = ? AND slice_group = ? AND timestamp = ? AND persistence_id = ? AND sequence_nr = ?");
@@ -78,6 +78,18 @@ final class TagIndexDeletes {
 					(key) -> Map.entry(key.tag(), TagSlices.groupOf(hash, key.persistenceId(), groups)),
 					(key) -> delete.bind(key.tag(), TagSlices.groupOf(hash, key.persistenceId(), groups),
 							key.timestamp(), key.persistenceId(), key.sequenceNr())));
+		}
+		else if (groups != 0) {
+			// Bucketed too: the partition follows from the time stamp and the persistenceId.
+			PreparedStatement delete = statements.write("DELETE FROM " + ks + "." + options.tagIndexSlicedTable()
+					+ " WHERE tag = ? AND bucket = ? AND slice_group = ? AND timestamp = ? AND persistence_id = ? "
+					+ "AND sequence_nr = ?");
+			this.layouts.add(new Layout(
+					(key) -> List.of(key.tag(), bucketing.bucketOf(key.timestamp()),
+							TagSlices.groupOf(hash, key.persistenceId(), groups)),
+					(key) -> delete.bind(key.tag(), bucketing.bucketOf(key.timestamp()),
+							TagSlices.groupOf(hash, key.persistenceId(), groups), key.timestamp(), key.persistenceId(),
+							key.sequenceNr())));
 		}
 		if (bucketing != TagBucketing.NONE) {
 			PreparedStatement delete = statements.write("DELETE FROM " + ks + "." + options.tagIndexDataTable()

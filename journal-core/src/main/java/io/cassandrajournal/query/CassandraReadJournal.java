@@ -18,6 +18,7 @@ import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.internal.DroppedBucketMarks;
 import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.internal.JournalTables;
+import io.cassandrajournal.internal.RecordedLayout;
 import io.cassandrajournal.internal.RawEvents;
 import io.cassandrajournal.internal.SchemaManager;
 import io.cassandrajournal.internal.SealConditions;
@@ -97,7 +98,9 @@ public final class CassandraReadJournal implements ReadJournal {
 			// The index may be written by another journal implementation: make sure it exists.
 			SchemaManager.ensure(session, options, JournalTables.tagIndexTables(options));
 		}
-		return new CassandraReadJournal(Objects.requireNonNull(journal, "journal"), session, options, serializer);
+		// An unset slice-hash is the keyspace's recorded one: segments and sliced reads follow it.
+		return new CassandraReadJournal(Objects.requireNonNull(journal, "journal"), session,
+				RecordedLayout.adopt(session, options), serializer);
 	}
 
 	/**

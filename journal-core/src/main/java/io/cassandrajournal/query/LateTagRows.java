@@ -75,9 +75,9 @@ final class LateTagRows {
 						+ " USING TIMESTAMP ? WHERE tag = ? AND bucket = ? AND timestamp = ? AND persistence_id = ? "
 						+ "AND sequence_nr = ?");
 		this.deleteSlicedTagRow = (options.tagSliceGroups() == 0) ? null
-				: statements.write("DELETE FROM " + ks + "." + options.tagIndexSlicedTable()
-						+ " USING TIMESTAMP ? WHERE tag = ? AND slice_group = ? AND timestamp = ? AND persistence_id = ? "
-						+ "AND sequence_nr = ?");
+				: statements.write("DELETE FROM " + ks + "." + options.tagIndexSlicedTable() + " USING TIMESTAMP ? WHERE tag = ? "
+						+ ((options.tagBucketing() == TagBucketing.NONE) ? "" : "AND bucket = ? ")
+						+ "AND slice_group = ? AND timestamp = ? AND persistence_id = ? AND sequence_nr = ?");
 	}
 
 	/** @return how many rows this check skipped since it was created */
@@ -145,11 +145,15 @@ final class LateTagRows {
 					: this.deleteTagRow.bind(writeTime, tag, this.options.tagBucketing().bucketOf(timestamp), timestamp,
 							event.persistenceId(), event.sequenceNr());
 			deletes.add(this.session.executeAsync(delete).toCompletableFuture());
-			if (this.deleteSlicedTagRow != null) {
-				deletes.add(this.session.executeAsync(this.deleteSlicedTagRow.bind(writeTime, tag,
-						TagSlices.groupOf(this.options.sliceHash(), event.persistenceId(), this.options.tagSliceGroups()),
-						timestamp,
-						event.persistenceId(), event.sequenceNr())).toCompletableFuture());
+			PreparedStatement sliced = this.deleteSlicedTagRow;
+			if (sliced != null) {
+				int group = TagSlices.groupOf(this.options.sliceHash(), event.persistenceId(),
+						this.options.tagSliceGroups());
+				BoundStatement copy = (this.options.tagBucketing() == TagBucketing.NONE)
+						? sliced.bind(writeTime, tag, group, timestamp, event.persistenceId(), event.sequenceNr())
+						: sliced.bind(writeTime, tag, this.options.tagBucketing().bucketOf(timestamp), group, timestamp,
+								event.persistenceId(), event.sequenceNr());
+				deletes.add(this.session.executeAsync(copy).toCompletableFuture());
 			}
 		}
 		return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new));

@@ -24,6 +24,7 @@ import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.internal.DroppedBucketMarks;
 import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.JournalTables;
+import io.cassandrajournal.internal.RecordedLayout;
 import io.cassandrajournal.internal.RowValues;
 import io.cassandrajournal.internal.SchemaManager;
 import io.cassandrajournal.internal.TagPartitions;
@@ -109,7 +110,8 @@ public final class TagIndexBackfill {
 	 */
 	public static TagIndexBackfill create(CassandraJournal journal, CqlSession session, CassandraJournalOptions options) {
 		SchemaManager.ensure(session, options, JournalTables.tagIndexTables(options));
-		return new TagIndexBackfill(journal, session, options);
+		// Sliced copies go to the groups of the keyspace's slice function (adopted when unset).
+		return new TagIndexBackfill(journal, session, RecordedLayout.adopt(session, options));
 	}
 
 	/** @return how many tag rows were written (rows inside a dropped range are skipped, not counted) */

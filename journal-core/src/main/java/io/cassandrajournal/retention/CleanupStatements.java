@@ -42,6 +42,9 @@ final class CleanupStatements {
 
 	final @Nullable PreparedStatement deleteBucketListed;
 
+	/** The sliced copies of a bucket: its partitions of every slice group ({@code tag-slice-groups}), or null. */
+	final @Nullable PreparedStatement deleteBucketSliced;
+
 	CleanupStatements(CqlSession session, CassandraJournalOptions o) {
 		JournalStatements.Statements s = new JournalStatements.Statements(session, o);
 		String ks = o.requireKeyspace();
@@ -77,12 +80,17 @@ final class CleanupStatements {
 			this.bucketsBefore = s.read("SELECT bucket FROM " + buckets + " WHERE tag = ? AND bucket >= 0 AND bucket < ?");
 			this.deleteBucketData = s.write("DELETE FROM " + data + " WHERE tag = ? AND bucket = ?");
 			this.deleteBucketListed = s.write("DELETE FROM " + buckets + " WHERE tag = ? AND bucket = ?");
+			this.deleteBucketSliced = (o.tagSliceGroups() != 0 && exists(session, ks, o.tagIndexSlicedTable()))
+					? s.write("DELETE FROM " + ks + "." + o.tagIndexSlicedTable()
+							+ " WHERE tag = ? AND bucket = ? AND slice_group IN ?")
+					: null;
 		}
 		else {
 			this.tagsWithBuckets = null;
 			this.bucketsBefore = null;
 			this.deleteBucketData = null;
 			this.deleteBucketListed = null;
+			this.deleteBucketSliced = null;
 		}
 	}
 

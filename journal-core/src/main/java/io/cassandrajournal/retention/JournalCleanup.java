@@ -240,7 +240,8 @@ public final class JournalCleanup {
 	 * projection reading from before the newest dropped bucket no longer sees their events. Before dropping a tag's
 	 * buckets, records how far they reach (the end of its newest dropped bucket; {@link DroppedBucketMarks}), so a
 	 * tag projection whose cursor lies before it reports the dropped range (docs/reliability.md, finding 19). The mark
-	 * goes first: a drop that fails part-way may be reported before it completes, never missed silently.
+	 * goes first: a drop that fails part-way may be reported before it completes, never missed silently. With
+	 * {@code tag-slice-groups}, the bucket's sliced copies go with its data: its partition of every slice group.
 	 * @param buckets the buckets, as {@link #planTagBuckets} lists them
 	 * @return completes when dropped
 	 */
@@ -267,7 +268,7 @@ public final class JournalCleanup {
 			long start = bucket.start().toEpochMilli();
 			// Mark, then data: a failure leaves a listed bucket that reads empty, never rows no list finds.
 			drops.add(marked.get(bucket.tag())
-				.thenCompose((ignored) -> execute(data.bind(bucket.tag(), start)))
+				.thenCompose((ignored) -> dropData(data, bucket.tag(), start))
 				.thenCompose((ignored) -> execute(listed.bind(bucket.tag(), start))));
 		}
 		return Errors.translating(CompletableFuture.allOf(drops.toArray(CompletableFuture[]::new)),
@@ -281,6 +282,16 @@ public final class JournalCleanup {
 	 */
 	public CompletionStage<List<TagBucket>> dropTagBucketsBefore(Instant before) {
 		return planTagBuckets(before).thenCompose((buckets) -> dropTagBuckets(buckets).thenApply((ignored) -> buckets));
+	}
+
+	/** A bucket's partition, and its sliced copies' partitions (one per slice group) when there are any. */
+	private CompletableFuture<@Nullable Void> dropData(PreparedStatement data, String tag, long start) {
+		PreparedStatement sliced = this.statements.deleteBucketSliced;
+		if (sliced == null) {
+			return execute(data.bind(tag, start));
+		}
+		List<Integer> groups = java.util.stream.IntStream.range(0, this.options.tagSliceGroups()).boxed().toList();
+		return execute(data.bind(tag, start)).thenCombine(execute(sliced.bind(tag, start, groups)), (a, b) -> null);
 	}
 
 	private CompletableFuture<@Nullable Void> execute(com.datastax.oss.driver.api.core.cql.BoundStatement statement) {

@@ -48,4 +48,26 @@ class JournalTablesTest {
 					"sequence_nr bigint (clustering asc)", "payload text (regular)", "tags set<text> (regular)");
 	}
 
+	@Test
+	void withBucketsTheSlicedTableIsTheTagRowsPartitionedByTagBucketAndSliceGroup() {
+		CassandraJournalOptions options = CassandraJournalOptions.create()
+			.withKeyspace("ks")
+			.withUseTagIndex(true)
+			.withTagBucketing(TagBucketing.HOUR)
+			.withTagSliceGroups(16);
+		TableDefinition sliced = JournalTables.tagIndexSliced(options);
+		assertThat(sliced.name()).isEqualTo("events_by_tag_hour_sliced16");
+		assertThat(sliced.createCql()).isEqualTo("CREATE TABLE IF NOT EXISTS ks.events_by_tag_hour_sliced16 (tag text, "
+				+ "bucket bigint, slice_group int, timestamp bigint, persistence_id text, sequence_nr bigint, "
+				+ "payload text, tags set<text>, PRIMARY KEY ((tag, bucket, slice_group), timestamp, persistence_id, "
+				+ "sequence_nr)) WITH CLUSTERING ORDER BY (timestamp ASC, persistence_id ASC, sequence_nr ASC)");
+		assertThat(sliced.columns()).extracting(TableDefinition.Column::describe)
+			.containsExactly("tag text (partition_key)", "bucket bigint (partition_key)",
+					"slice_group int (partition_key)", "timestamp bigint (clustering asc)",
+					"persistence_id text (clustering asc)", "sequence_nr bigint (clustering asc)",
+					"payload text (regular)", "tags set<text> (regular)");
+		assertThat(JournalTables.tagIndexTables(options)).extracting(TableDefinition::name)
+			.containsExactly("events_by_tag_hour", "events_by_tag_hour_buckets", "events_by_tag_hour_sliced16");
+	}
+
 }

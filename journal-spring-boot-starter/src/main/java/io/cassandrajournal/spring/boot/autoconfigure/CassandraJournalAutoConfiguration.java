@@ -182,7 +182,6 @@ public final class CassandraJournalAutoConfiguration {
 				.withUseTagIndex(p.isUseTagIndex())
 				.withTagBucketing(p.getTagBucketing())
 				.withTagSliceGroups(p.getTagSliceGroups())
-				.withSliceHash(p.getSliceHash())
 				.withConsistency(p.getConsistency())
 				.withLightweightTransactions(p.isLightweightTransactions())
 				.withSerialConsistency(p.getSerialConsistency())
@@ -191,6 +190,8 @@ public final class CassandraJournalAutoConfiguration {
 				.withInFlightWait(p.getInFlightWait())
 				.withClaimSettleTime(p.getClaimSettleTime())
 				.withTagIndexTtl(p.getTagIndexTtl()));
+			// Unset: the journal adopts the keyspace's recorded function (murmur3 for a new keyspace).
+			map.from(p.getSliceHash()).to((v) -> h.set(h.get().withSliceHash(v)));
 			return h.get();
 		}
 

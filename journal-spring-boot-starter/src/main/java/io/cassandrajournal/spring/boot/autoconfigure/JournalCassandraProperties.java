@@ -181,9 +181,10 @@ public class JournalCassandraProperties {
 	 * Function that puts a persistenceId in one of the 1024 slices projection segments and the segment-aware tag
 	 * index split entities by: MURMUR3 (murmur3_32 of the UTF-8 bytes, even for sequential ids) or STRING_HASH
 	 * (|String.hashCode % 1024|, the function of keyspaces whose layout was recorded before this property
-	 * existed). Recorded with the layout; an instance with another value is refused.
+	 * existed). Recorded with the layout. Unset: the keyspace's recorded function, MURMUR3 for a new keyspace; set
+	 * to another value than the keyspace's, the instance is refused.
 	 */
-	private SliceHash sliceHash = DEFAULTS.sliceHash();
+	private @Nullable SliceHash sliceHash;
 
 	/**
 	 * Consistency level of every read and write, by name (LOCAL_QUORUM) or by the driver's numeric code (6).
@@ -412,11 +413,11 @@ public class JournalCassandraProperties {
 		this.tagBucketing = tagBucketing;
 	}
 
-	public SliceHash getSliceHash() {
+	public @Nullable SliceHash getSliceHash() {
 		return this.sliceHash;
 	}
 
-	public void setSliceHash(SliceHash sliceHash) {
+	public void setSliceHash(@Nullable SliceHash sliceHash) {
 		this.sliceHash = sliceHash;
 	}
 

@@ -48,9 +48,7 @@ class JournalPropertiesMappingTest {
 			"journal.cassandra.projections.dead-letter-queue", "CassandraJournalAutoConfigurationIT.projectionSwitches",
 			"journal.cassandra.projections.dead-letter-table", "CassandraJournalAutoConfigurationIT.everyPropertyIsMapped",
 			"journal.cassandra.embedded.*", "EmbeddedCassandraEnvironmentPostProcessorTest.everyEmbeddedKeyIsBoundOnce",
-			"journal.cassandra.retention.*", "JournalRetentionPropertiesTest.everyKeyArrivesInThePolicy",
-			// Not combined with tag-bucketing (set to hour above): checked on its own.
-			"journal.cassandra.tag-slice-groups", "JournalPropertiesMappingTest.tagSliceGroupsArrives");
+			"journal.cassandra.retention.*", "JournalRetentionPropertiesTest.everyKeyArrivesInThePolicy");
 
 	/** Key, a value that is not its default, and where it must arrive. */
 	private static final Map<String, Check> NON_DEFAULT = new LinkedHashMap<>();
@@ -78,6 +76,8 @@ class JournalPropertiesMappingTest {
 		option("auto-create-tables", "false", CassandraJournalOptions::autoCreateTables, false);
 		option("use-tag-index", "true", CassandraJournalOptions::useTagIndex, true);
 		option("tag-bucketing", "hour", CassandraJournalOptions::tagBucketing, TagBucketing.HOUR);
+		// Combined with tag-bucketing (hour, above) since 2026-12-02.
+		option("tag-slice-groups", "16", CassandraJournalOptions::tagSliceGroups, 16);
 		option("slice-hash", "string-hash", CassandraJournalOptions::sliceHash, SliceHash.STRING_HASH);
 		option("consistency", "one", CassandraJournalOptions::consistency, DefaultConsistencyLevel.ONE);
 		option("lightweight-transactions", "false", CassandraJournalOptions::lightweightTransactions, false);
@@ -162,6 +162,25 @@ class JournalPropertiesMappingTest {
 		assertThat(new JournalCassandraProperties().getTagSliceGroups()).isZero();
 		assertThat(CassandraJournalAutoConfiguration.OptionsMapper.map(bound, new MockEnvironment()).tagSliceGroups())
 			.isEqualTo(16);
+	}
+
+	/**
+	 * {@code slice-hash} has no default of its own: unset, the options leave it to the keyspace's record (the journal
+	 * adopts it); set, it is the options' configured function.
+	 */
+	@Test
+	void sliceHashIsLeftToTheKeyspaceUnlessSet() {
+		JournalCassandraProperties unset = new Binder(
+				new MapConfigurationPropertySource(Map.of("journal.cassandra.keyspace", "mapped_ks")))
+			.bindOrCreate("journal.cassandra", JournalCassandraProperties.class);
+		assertThat(unset.getSliceHash()).isNull();
+		assertThat(CassandraJournalAutoConfiguration.OptionsMapper.map(unset, new MockEnvironment())
+			.configuredSliceHash()).isEmpty();
+		JournalCassandraProperties set = new Binder(new MapConfigurationPropertySource(
+				Map.of("journal.cassandra.slice-hash", "murmur3", "journal.cassandra.keyspace", "mapped_ks")))
+			.bindOrCreate("journal.cassandra", JournalCassandraProperties.class);
+		assertThat(CassandraJournalAutoConfiguration.OptionsMapper.map(set, new MockEnvironment())
+			.configuredSliceHash()).contains(SliceHash.MURMUR3);
 	}
 
 	@Test

@@ -1,0 +1,97 @@
+package io.cassandrajournal.internal;
+
+import java.util.Map;
+
+import com.datastax.oss.driver.api.core.CqlIdentifier;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.Row;
+import org.jspecify.annotations.Nullable;
+
+import io.cassandrajournal.CassandraJournalOptions;
+import io.cassandrajournal.JournalSchemaException;
+import io.cassandrajournal.SliceHash;
+
+/**
+ * Where this fits: the layout settings an instance may leave unset and take from the keyspace's layout record
+ * ({@code <eventsTable>_layout}, written and checked by the journal's {@code LayoutRecord}): today
+ * {@code slice-hash}. The journal's factories ({@code CassandraJournal.create}, {@code CassandraReadJournal.create},
+ * {@code TagIndexBackfill.create}) pass their options through {@link #adopt} before building anything that puts an
+ * entity in a slice, so an instance upgraded from a version before {@code slice-hash} keeps the keyspace's
+ * {@code string-hash} without being told.
+ */
+public final class RecordedLayout {
+
+	/** The record's one row. */
+	public static final String KEY = "layout";
+
+	/** The record's key of the slice function. */
+	public static final String SLICE_HASH = "slice-hash";
+
+	/**
+	 * What a record written before {@code slice-hash} existed means by its absence: those versions put entities in
+	 * slices with {@code String.hashCode}.
+	 */
+	public static final SliceHash RECORDED_BEFORE_SLICE_HASH = SliceHash.STRING_HASH;
+
+	private RecordedLayout() {
+	}
+
+	/**
+	 * @param options the journal options
+	 * @return the layout record's table, {@code <eventsTable>_layout}
+	 */
+	public static String tableName(CassandraJournalOptions options) {
+		return CqlNames.check("eventsTable + '_layout' (the layout record)", options.eventsTable() + "_layout");
+	}
+
+	/**
+	 * @param options the journal options
+	 * @return the options, with the keyspace's recorded slice function when theirs is unset: the record's value,
+	 * {@link #RECORDED_BEFORE_SLICE_HASH} for a record that lacks it; unchanged when the function is set or no
+	 * record exists yet (a new keyspace: {@link CassandraJournalOptions#sliceHash()}'s default, which the first
+	 * {@code verifyLayout} records)
+	 * @throws JournalSchemaException if the record holds a function this version does not know
+	 */
+	public static CassandraJournalOptions adopt(CqlSession session, CassandraJournalOptions options) {
+		if (options.configuredSliceHash().isPresent()) {
+			return options;
+		}
+		String keyspace = options.requireKeyspace();
+		String table = tableName(options);
+		boolean exists = session.getMetadata()
+			.getKeyspace(CqlIdentifier.fromInternal(keyspace))
+			.flatMap((ks) -> ks.getTable(CqlIdentifier.fromInternal(table)))
+			.isPresent();
+		if (!exists) {
+			return options;
+		}
+		Row row = session.execute(new JournalStatements.Statements(session, options)
+			.read("SELECT settings FROM " + keyspace + "." + table + " WHERE id = ?")
+			.bind(KEY)).one();
+		if (row == null) {
+			return options;
+		}
+		Map<String, String> settings = row.getMap("settings", String.class, String.class);
+		return options.withSliceHash(sliceHash(keyspace + "." + table, settings.get(SLICE_HASH)));
+	}
+
+	/**
+	 * @param table the record's table, for the message
+	 * @param recorded the record's {@code slice-hash}, null if it lacks one
+	 * @return the function
+	 */
+	public static SliceHash sliceHash(String table, @Nullable String recorded) {
+		if (recorded == null) {
+			return RECORDED_BEFORE_SLICE_HASH;
+		}
+		try {
+			return SliceHash.valueOf(recorded);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new JournalSchemaException("The journal's layout record in " + table + " holds slice-hash '" + recorded
+					+ "', which this version does not know (expected one of " + java.util.Arrays.toString(SliceHash.values())
+					+ "): correct the record, or set journal.cassandra.slice-hash");
+		}
+	}
+
+}
