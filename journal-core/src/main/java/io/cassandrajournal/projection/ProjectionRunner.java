@@ -534,6 +534,10 @@ final class ProjectionRunner<E> implements SegmentRunner {
 				this.saveFailure = Errors.unwrap(error);
 				this.handedOver = this.offset;
 				this.nextSave = null;
+				// Told here too: after the last batch (a stop, a pause, a failed projection) no batch reports it.
+				String lastError = "storing the offset failed: " + this.saveFailure;
+				this.run.lastError(lastError);
+				logger.warn("Projection {}: {}; the stored offset stays {}", this.id, lastError, this.offset);
 			}
 			following = this.nextSave;
 			this.nextSave = null;
@@ -621,6 +625,9 @@ final class ProjectionRunner<E> implements SegmentRunner {
 						// Saving behind: every event before the offset handed over was handled, whether or not its
 						// save has landed yet (a failed save set it back to the stored offset).
 						this.source = this.sources.apply(this.savesBehind ? this.handedOver : this.offset);
+						// A save failure is answered by this rebuild (a failed save set handedOver back to the
+						// stored offset): the next batch must not rebuild again for it.
+						this.saveFailure = null;
 						this.lag.restarted();
 					}
 					next = this.settings.pollInterval().toMillis();

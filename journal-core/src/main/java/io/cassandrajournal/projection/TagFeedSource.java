@@ -53,8 +53,10 @@ final class TagFeedSource implements ProjectionSource {
 		boolean concerns = result.tags().stream()
 			.anyMatch((tag) -> this.feed.filter().anyTags().contains(tag) || this.feed.filter().allTags().contains(tag));
 		if (concerns) {
-			// A poll may have passed its rows before they were visible: the next head read starts at its time stamp.
-			this.feed.rewind(result.timestamp().toEpochMilli());
+			// A poll may have passed its rows before they were visible: unless the feed delivered one of its events,
+			// the next head read starts at its time stamp.
+			this.feed.rewind(result.timestamp().toEpochMilli(), result.persistenceId(), result.firstSequenceNr(),
+					result.lastSequenceNr());
 		}
 		return concerns;
 	}

@@ -111,6 +111,26 @@ public final class LiveTagFeed {
 		this.rewindTo = Math.min(this.rewindTo, timestamp);
 	}
 
+	/**
+	 * An append of this process that this feed delivers was acknowledged (its wake-up): like {@link #rewind(long)},
+	 * unless this feed delivered one of its events already. Its rows were then visible when the head read them (the
+	 * usual case under concurrent appends, where a newer append's poll reads an older one's rows), and reading from
+	 * its time stamp again would only read rows the feed drops; under load that kept the head behind one slow
+	 * append. An event of the append the feed did not deliver (a row in another tag's partition, not visible yet) is
+	 * left to the sweep, as for other processes' appends.
+	 * @param timestamp the append's time stamp (epoch milliseconds), shared by its events
+	 * @param persistenceId the append's persistenceId
+	 * @param firstSequenceNr its first sequence number
+	 * @param lastSequenceNr its last sequence number
+	 */
+	public synchronized void rewind(long timestamp, String persistenceId, long firstSequenceNr, long lastSequenceNr) {
+		TagOffset first = new TagOffset(timestamp, persistenceId, firstSequenceNr);
+		TagOffset last = new TagOffset(timestamp, persistenceId, lastSequenceNr);
+		if (this.delivered.subMap(first, true, last, true).isEmpty()) {
+			rewind(timestamp);
+		}
+	}
+
 	/** @return whether the last poll's head read reached the newest readable event */
 	public synchronized boolean caughtUp() {
 		return this.caughtUp;

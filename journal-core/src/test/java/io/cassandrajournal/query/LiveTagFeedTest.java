@@ -144,6 +144,44 @@ class LiveTagFeedTest {
 		assertThat(poll(feed)).as("the sweep delivers neither again").isEmpty();
 	}
 
+	/**
+	 * The wake-up of an append whose events this feed delivered already (a newer append's poll read its rows) does
+	 * not move the head back: under load, rewinding for every such wake-up kept the head re-reading rows it drops
+	 * (review of the rewind, 2026-12-02). An append it did not deliver is still read again at the next poll.
+	 */
+	@Test
+	void anAppendWhoseEventsTheFeedDeliveredDoesNotRewindTheHead() {
+		SettableClock clock = new SettableClock(Instant.ofEpochMilli(100_000));
+		ScriptedIndex index = new ScriptedIndex();
+		index.add(99_500, "a", 1, true);
+		index.add(99_500, "a", 2, true);
+		index.add(99_600, "b", 1, true);
+		index.add(99_550, "c", 1, false); // stamped between them, its rows not written yet
+		List<TagOffset> headReads = new ArrayList<>(); // where each read starts; a poll reads the head first
+		TagEventReader recording = (filter, after, upper, limit) -> {
+			headReads.add(after);
+			return index.read(filter, after, upper, limit);
+		};
+		LiveTagFeed feed = new LiveTagFeed(recording, TagFilter.tag("t"), TagOffset.START,
+				FeedSettings.DEFAULTS.withBacktrackWindow(Duration.ofSeconds(10)).withPageSize(10), clock);
+		assertThat(poll(feed)).containsExactly("a#1", "a#2", "b#1");
+		TagOffset head = feed.headOffset();
+
+		headReads.clear();
+		feed.rewind(99_500, "a", 1, 2); // a's append completes after b's poll delivered it
+		clock.set(Instant.ofEpochMilli(100_010));
+		assertThat(poll(feed)).isEmpty();
+		assertThat(headReads).as("the head read starts where the head was, not at a's time stamp").first()
+			.isEqualTo(head);
+
+		index.show(99_550, "c", 1);
+		headReads.clear();
+		feed.rewind(99_550, "c", 1, 1); // c was not delivered: read again from its time stamp
+		clock.set(Instant.ofEpochMilli(100_020));
+		assertThat(poll(feed)).containsExactly("c#1");
+		assertThat(headReads).first().isEqualTo(new TagOffset(99_550, "", 0));
+	}
+
 	@Test
 	void aPollWhoseSweepReadFailsMarksNothingAndTheNextPollDeliversItsHeadPage() {
 		SettableClock clock = new SettableClock(Instant.ofEpochMilli(100_000));
