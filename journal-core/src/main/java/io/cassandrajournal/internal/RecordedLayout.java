@@ -2,9 +2,9 @@ package io.cassandrajournal.internal;
 
 import java.util.Map;
 
-import com.datastax.oss.driver.api.core.CqlIdentifier;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.CassandraJournalOptions;
@@ -58,15 +58,18 @@ public final class RecordedLayout {
 		}
 		String keyspace = options.requireKeyspace();
 		String table = tableName(options);
-		boolean exists = session.getMetadata()
-			.getKeyspace(CqlIdentifier.fromInternal(keyspace))
-			.flatMap((ks) -> ks.getTable(CqlIdentifier.fromInternal(table)))
-			.isPresent();
+		// Asked of the node, not of the driver's schema metadata, which may be off, filtered or stale: a missed
+		// record would silently put an upgraded keyspace's entities in other slices.
+		boolean exists = session.execute(SimpleStatement
+			.newInstance("SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?",
+					keyspace, table)
+			.setIdempotent(true)).one() != null;
 		if (!exists) {
 			return options;
 		}
+		// A serial read, as the record's check reads it: a record just written by another instance is seen.
 		Row row = session.execute(new JournalStatements.Statements(session, options)
-			.read("SELECT settings FROM " + keyspace + "." + table + " WHERE id = ?")
+			.serialRead("SELECT settings FROM " + keyspace + "." + table + " WHERE id = ?")
 			.bind(KEY)).one();
 		if (row == null) {
 			return options;

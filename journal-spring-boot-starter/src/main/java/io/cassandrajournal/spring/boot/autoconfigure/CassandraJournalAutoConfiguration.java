@@ -102,10 +102,16 @@ public final class CassandraJournalAutoConfiguration {
 	@ConditionalOnMissingBean(Journal.class)
 	CassandraJournal cassandraJournal(JournalSession session, CassandraJournalOptions options,
 			EventSerializer serializer, ObjectProvider<JournalMetrics> metrics) {
-		CassandraJournal journal = CassandraJournal.create(session.session(), options, serializer,
-				metrics.getIfAvailable(() -> JournalMetrics.NONE));
+		JournalMetrics journalMetrics = metrics.getIfAvailable(() -> JournalMetrics.NONE);
+		CassandraJournal journal = CassandraJournal.create(session.session(), options, serializer, journalMetrics);
 		// Refuse to run beside instances that lay rows out differently (JournalLayoutFailureAnalyzer reports it).
-		CassandraJournal.verifyLayout(session.session(), options);
+		// The record decides what an unset setting means: on a new keyspace, create() saw no record yet and took
+		// the default, while another instance may have recorded its own value first; the journal then gets the
+		// recorded one (the read journal, built after this bean, adopts it from the record).
+		CassandraJournalOptions verified = CassandraJournal.verifyLayout(session.session(), options);
+		if (verified.sliceHash() != journal.options().sliceHash()) {
+			return CassandraJournal.create(session.session(), verified, serializer, journalMetrics);
+		}
 		return journal;
 	}
 
