@@ -2,6 +2,8 @@ package io.cassandrajournal.journal;
 
 import java.util.List;
 
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +15,9 @@ import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.testing.AccountEvent;
 import io.cassandrajournal.testing.Await;
 import io.cassandrajournal.testsupport.CassandraTest;
+import io.cassandrajournal.testsupport.SharedCassandra;
 import io.cassandrajournal.testsupport.TestKeyspace;
+import io.cassandrajournal.testsupport.TestSessions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -71,6 +75,24 @@ class SliceHashLayoutIT {
 	void aJournalCreatedBeforeVerifyingAdoptsTheRecordedFunction(TestKeyspace keyspace) {
 		CassandraJournalOptions options = recordedBeforeTheChoice(keyspace, "hash_early_events");
 		assertUsesStringHash(keyspace, options, "hash_early_tags", "early");
+	}
+
+	/**
+	 * A session without schema metadata (`advanced.metadata.schema.enabled = false`, or a keyspace filtered out of
+	 * it) still finds the record: the factories ask the node, not the driver's metadata (with it, the journal took
+	 * murmur3 on a string-hash keyspace, silently: an unset value is not compared).
+	 */
+	@Test
+	void aSessionWithoutSchemaMetadataStillAdoptsTheRecordedFunction(TestKeyspace keyspace) {
+		CassandraJournalOptions options = recordedBeforeTheChoice(keyspace, "hash_nometa_events");
+		try (CqlSession noMetadata = TestSessions.open(SharedCassandra.contactPoints(), SharedCassandra.datacenter(),
+				keyspace.name(), TestSessions.testConfig()
+					.withBoolean(DefaultDriverOption.METADATA_SCHEMA_ENABLED, false))) {
+			CassandraJournal journal = CassandraJournal.create(noMetadata, options, new JacksonEventSerializer());
+			assertThat(journal.options().sliceHash()).isEqualTo(SliceHash.STRING_HASH);
+			assertThat(CassandraReadJournal.create(journal, noMetadata, options, new JacksonEventSerializer())
+				.sliceOf(ID)).isEqualTo(SliceHash.STRING_HASH.slice(ID));
+		}
 	}
 
 	/** An instance that sets a function other than the keyspace's is refused, as before, naming both. */
