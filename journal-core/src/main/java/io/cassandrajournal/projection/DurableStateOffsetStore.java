@@ -36,8 +36,10 @@ import io.cassandrajournal.state.DurableStateStore;
  * three fields plus {@code "epoch"}, the lease epoch of the owner that wrote it; a cursor without it (written by a
  * single instance, an older version, or the TypeScript implementation) reads as epoch 0, and readers that do not
  * know the property ignore it (our serializer ignores unknown properties; {@code JSON.parse} keeps it as an
- * extra field). A new owner starts only through {@link #fence}, which refuses when the stored epoch is above its
- * own; a save under an epoch needs a fence first (no adopting whatever revision is stored), and a reset is a
+ * extra field). A shared fan-out's entity cursors also store {@code "lease"}, the segment key of the lease row
+ * the epoch belongs to: after a change in the number of segments an entity's cursor is fenced under another row,
+ * whose epochs start again at 1. A new owner starts only through {@link #fence}, which refuses when the stored
+ * epoch is above its own (of the same lease row, when both are known); a save under an epoch needs a fence first (no adopting whatever revision is stored), and a reset is a
  * compare-and-set write of the start offset ({@link FencedCursor}), never a delete.
  */
 public final class DurableStateOffsetStore implements OffsetStore {
@@ -61,25 +63,47 @@ public final class DurableStateOffsetStore implements OffsetStore {
 	}
 
 	/**
-	 * A stored cursor: the offset and the lease epoch it was written under (0 when written without a lease).
+	 * A stored cursor: the offset, the lease epoch it was written under (0 when written without a lease) and the
+	 * segment key of the lease row that epoch belongs to ({@code null} without a lease, or when written by a version
+	 * that did not store it).
 	 */
-	record Cursor(TagOffset offset, long epoch) {
+	record Cursor(TagOffset offset, long epoch, @Nullable String lease) {
+
+		Cursor(TagOffset offset, long epoch) {
+			this(offset, epoch, null);
+		}
 
 		/** @return what is written: the plain offset without an epoch (today's format), else with it */
 		Object payload() {
 			return (this.epoch == 0) ? this.offset
 					: new StoredCursor(this.offset.timestamp(), this.offset.persistenceId(), this.offset.sequenceNr(),
-							this.epoch);
+							this.epoch, this.lease);
+		}
+
+		/**
+		 * @param epoch a new owner's epoch
+		 * @param lease the segment key of that owner's lease row
+		 * @return whether this cursor was written by a newer owner of the same lease row. Epochs of different rows
+		 * (a shared fan-out's entity after a change in the number of segments) are not comparable: only the
+		 * revision compare-and-set orders such writers. A cursor without a row key (an older version's) is taken as
+		 * written under the same row.
+		 */
+		boolean newerThan(long epoch, @Nullable String lease) {
+			return this.epoch > epoch && (this.lease == null || lease == null || this.lease.equals(lease));
 		}
 
 	}
 
-	/** The JSON of a cursor row: {@link TagOffset}'s fields, plus the epoch when written under a lease. */
-	record StoredCursor(long timestamp, String persistenceId, long sequenceNr, @Nullable Long epoch) {
+	/**
+	 * The JSON of a cursor row: {@link TagOffset}'s fields, plus the epoch and the lease row's segment key when
+	 * written under a lease ({@code "lease"} is an extra nullable property: readers that do not know it ignore it).
+	 */
+	record StoredCursor(long timestamp, String persistenceId, long sequenceNr, @Nullable Long epoch,
+			@Nullable String lease) {
 
 		Cursor cursor() {
 			return new Cursor(new TagOffset(this.timestamp, this.persistenceId, this.sequenceNr),
-					(this.epoch != null) ? this.epoch : 0L);
+					(this.epoch != null) ? this.epoch : 0L, this.lease);
 		}
 
 	}
@@ -123,11 +147,23 @@ public final class DurableStateOffsetStore implements OffsetStore {
 	 * @return completes when stored
 	 */
 	CompletionStage<Void> save(ProjectionId id, TagOffset offset, long epoch) {
+		return save(id, offset, epoch, null);
+	}
+
+	/**
+	 * Like {@link #save(ProjectionId, TagOffset, long)}, storing the segment key of the lease row the epoch belongs to.
+	 * @param id the cursor
+	 * @param offset the offset
+	 * @param epoch the lease epoch of this owner, at least 1
+	 * @param lease the segment key of the lease row ({@code null}: not stored)
+	 * @return completes when stored
+	 */
+	CompletionStage<Void> save(ProjectionId id, TagOffset offset, long epoch, @Nullable String lease) {
 		if (!this.revisions.containsKey(id)) {
 			return CompletableFuture.failedFuture(new CursorFencedException("cursor " + id + " is shared by leases: "
 					+ "an owner saves it only after fencing it under its epoch (" + epoch + ")"));
 		}
-		return save(id, new Cursor(offset, epoch), true);
+		return save(id, new Cursor(offset, epoch, lease), true);
 	}
 
 	private CompletionStage<Void> save(ProjectionId id, Cursor cursor, boolean mayResolve) {
@@ -183,7 +219,22 @@ public final class DurableStateOffsetStore implements OffsetStore {
 	 * @return the cursor to resume from
 	 */
 	CompletionStage<TagOffset> fence(ProjectionId id, TagOffset initial, long epoch) {
-		return fence(id, () -> CompletableFuture.completedFuture(initial), epoch);
+		return fence(id, initial, epoch, null);
+	}
+
+	/**
+	 * Like {@link #fence(ProjectionId, TagOffset, long)}, for a cursor that may be fenced under the epochs of
+	 * several lease rows (a shared fan-out's entity, whose segment changes with the number of segments): refused
+	 * only when written under a higher epoch of the same row; a cursor written under another row is taken over by
+	 * the double compare-and-set alone, which makes that writer's next save conflict.
+	 * @param id the cursor
+	 * @param initial the cursor to start from when none is stored
+	 * @param epoch the lease epoch just taken, at least 1
+	 * @param lease the segment key of the lease row just taken
+	 * @return the cursor to resume from
+	 */
+	CompletionStage<TagOffset> fence(ProjectionId id, TagOffset initial, long epoch, @Nullable String lease) {
+		return fence(id, () -> CompletableFuture.completedFuture(initial), epoch, lease, FENCE_ATTEMPTS);
 	}
 
 	/**
@@ -195,29 +246,29 @@ public final class DurableStateOffsetStore implements OffsetStore {
 	 * @return the cursor to resume from
 	 */
 	CompletionStage<TagOffset> fence(ProjectionId id, Supplier<CompletionStage<TagOffset>> initial, long epoch) {
-		return fence(id, initial, epoch, FENCE_ATTEMPTS);
+		return fence(id, initial, epoch, null, FENCE_ATTEMPTS);
 	}
 
 	private static final int FENCE_ATTEMPTS = 5;
 
 	private CompletionStage<TagOffset> fence(ProjectionId id, Supplier<CompletionStage<TagOffset>> initial, long epoch,
-			int attemptsLeft) {
+			@Nullable String lease, int attemptsLeft) {
 		return read(id).thenCompose((stored) -> {
-			long storedEpoch = stored.map((s) -> s.value().epoch()).orElse(0L);
-			if (storedEpoch > epoch) {
+			if (stored.isPresent() && stored.get().value().newerThan(epoch, lease)) {
 				return CompletableFuture.<TagOffset>failedFuture(new CursorFencedException("cursor " + id
-						+ " was written under lease epoch " + storedEpoch + ", above this owner's " + epoch
-						+ ": another instance owns the segment"));
+						+ " was written under lease epoch " + stored.get().value().epoch() + ", above this owner's "
+						+ epoch + ": another instance owns the segment"));
 			}
 			CompletionStage<TagOffset> from = stored.isPresent()
 					? CompletableFuture.completedFuture(stored.get().value().offset()) : initial.get();
-			return from.thenCompose((offset) -> fenceWrite(id, stored, new Cursor(offset, epoch), initial, epoch,
-					attemptsLeft));
+			return from.thenCompose((offset) -> fenceWrite(id, stored, new Cursor(offset, epoch, lease), initial,
+					epoch, lease, attemptsLeft));
 		});
 	}
 
 	private CompletionStage<TagOffset> fenceWrite(ProjectionId id, Optional<DurableState<Cursor>> stored,
-			Cursor cursor, Supplier<CompletionStage<TagOffset>> initial, long epoch, int attemptsLeft) {
+			Cursor cursor, Supplier<CompletionStage<TagOffset>> initial, long epoch, @Nullable String lease,
+			int attemptsLeft) {
 		long revision = stored.map(DurableState::revision).orElse(0L);
 		return this.store.upsert(key(id), revision + 1, cursor.payload())
 			.thenCompose((ignored) -> this.store.upsert(key(id), revision + 2, cursor.payload()))
@@ -229,7 +280,7 @@ public final class DurableStateOffsetStore implements OffsetStore {
 				}
 				Throwable cause = Errors.unwrap(error);
 				if (cause instanceof DurableStateConflictException && attemptsLeft > 1) {
-					return fence(id, initial, epoch, attemptsLeft - 1);
+					return fence(id, initial, epoch, lease, attemptsLeft - 1);
 				}
 				return CompletableFuture.<TagOffset>failedFuture(cause);
 			})

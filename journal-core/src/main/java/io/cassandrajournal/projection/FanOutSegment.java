@@ -1,5 +1,6 @@
 package io.cassandrajournal.projection;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -7,6 +8,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.journal.AppendResult;
 import io.cassandrajournal.query.TagOffset;
@@ -22,12 +27,20 @@ import io.cassandrajournal.query.TagOffset;
  */
 final class FanOutSegment implements SegmentRunner {
 
+	private static final Logger logger = LoggerFactory.getLogger(FanOutSegment.class);
+
 	private final ProjectionId id;
 
-	/** Makes the runner of one entity under this segment's term (not started). */
-	private final Function<String, ProjectionRunner<?>> runnerFor;
+	/**
+	 * Makes the runner of one entity under this segment's term (not started); {@code null} for an entity that is not
+	 * run by the fan-out (a projection registered on its own has its cursor).
+	 */
+	private final Function<String, @Nullable ProjectionRunner<?>> runnerFor;
 
 	private final Map<String, ProjectionRunner<?>> runners = new ConcurrentHashMap<>();
+
+	/** Entities whose runner could not be made or started under this term (the user's handler factory threw). */
+	private final Map<String, ProjectionStatus> failed = new ConcurrentHashMap<>();
 
 	/** Guarded by this: whether entities may still be added (false once stopped). */
 	private boolean active = true;
@@ -39,7 +52,7 @@ final class FanOutSegment implements SegmentRunner {
 	 * @param id the segment's identity (it has no cursor of its own)
 	 * @param runnerFor makes the runner of one entity under the segment's term
 	 */
-	FanOutSegment(ProjectionId id, Function<String, ProjectionRunner<?>> runnerFor) {
+	FanOutSegment(ProjectionId id, Function<String, @Nullable ProjectionRunner<?>> runnerFor) {
 		this.id = id;
 		this.runnerFor = runnerFor;
 	}
@@ -49,10 +62,26 @@ final class FanOutSegment implements SegmentRunner {
 	 * @param persistenceId an entity whose slice falls in the segment
 	 */
 	synchronized void add(String persistenceId) {
-		if (!this.active || this.runners.containsKey(persistenceId)) {
+		if (!this.active || this.runners.containsKey(persistenceId) || this.failed.containsKey(persistenceId)) {
 			return;
 		}
-		ProjectionRunner<?> runner = this.runnerFor.apply(persistenceId);
+		ProjectionRunner<?> runner;
+		try {
+			runner = this.runnerFor.apply(persistenceId);
+		}
+		catch (RuntimeException ex) {
+			// One entity's failure (the user's handler factory, its meters) never stops the others: it stays FAILED
+			// for this term and is tried again when the segment is next taken.
+			logger.error("Fan-out segment {}: could not create the runner of entity {}; it does not run until the "
+					+ "segment is taken again", this.id, persistenceId, ex);
+			this.failed.put(persistenceId, new ProjectionStatus(ProjectionId.byPersistenceId(this.id.name() + "-"
+					+ persistenceId, persistenceId), ProjectionState.FAILED, TagOffset.START, 0, 0, null,
+					Duration.ZERO, 0, "could not create its runner: " + ex));
+			return;
+		}
+		if (runner == null) {
+			return;
+		}
 		this.runners.put(persistenceId, runner);
 		runner.start();
 		if (this.paused) {
@@ -73,8 +102,9 @@ final class FanOutSegment implements SegmentRunner {
 	/** Over its entities' runners: see {@link SegmentedProjection#combined}. */
 	@Override
 	public synchronized ProjectionStatus status() {
-		return SegmentedProjection.combined(this.id, this.active,
-				this.runners.values().stream().map(ProjectionRunner::status).toList());
+		List<ProjectionStatus> each = new ArrayList<>(this.failed.values());
+		this.runners.values().forEach((runner) -> each.add(runner.status()));
+		return SegmentedProjection.combined(this.id, this.active, each);
 	}
 
 	@Override

@@ -11,7 +11,9 @@ import io.cassandrajournal.state.DurableStateConflictException;
 /**
  * The cursors of one lease term: every write carries the term's epoch, none is attempted once the term is no
  * longer valid, and a write refused because another owner fenced the cursor ends the term at once (so the
- * runner handles nothing more). Loading is fencing. Where this fits: the engine gives a segment's runner this
+ * runner handles nothing more). Loading is fencing. Every write also stores the segment key of the term's lease row,
+ * since a shared fan-out's entity cursor outlives a change in the number of segments and so is fenced under the
+ * epochs of several rows ({@link DurableStateOffsetStore#fence(ProjectionId, TagOffset, long, String)}). Where this fits: the engine gives a segment's runner this
  * view of the {@link DurableStateOffsetStore} while it holds the segment's lease.
  */
 final class FencedCursor implements OffsetStore {
@@ -30,7 +32,8 @@ final class FencedCursor implements OffsetStore {
 		if (!this.term.valid()) {
 			return CompletableFuture.failedFuture(lapsed(id));
 		}
-		return fenced(this.store.fence(id, TagOffset.START, this.term.epoch())).thenApply(Optional::of);
+		return fenced(this.store.fence(id, TagOffset.START, this.term.epoch(), this.term.lease().segment()))
+			.thenApply(Optional::of);
 	}
 
 	@Override
@@ -38,7 +41,7 @@ final class FencedCursor implements OffsetStore {
 		if (!this.term.valid()) {
 			return CompletableFuture.failedFuture(lapsed(id));
 		}
-		return fenced(this.store.save(id, offset, this.term.epoch()));
+		return fenced(this.store.save(id, offset, this.term.epoch(), this.term.lease().segment()));
 	}
 
 	/** A reset under a lease: a compare-and-set write of the start offset under the epoch, never a delete. */

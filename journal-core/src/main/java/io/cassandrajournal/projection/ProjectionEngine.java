@@ -169,6 +169,12 @@ public final class ProjectionEngine implements AutoCloseable {
 			throw new IllegalArgumentException("projection '" + projection.name() + "' has the name of a shared "
 					+ "fan-out, whose leases are kept under that name: choose another name");
 		}
+		String entity = projection.persistenceId();
+		if (entity != null && this.runners.values().stream().anyMatch((control) -> control instanceof SharedFanOut fan
+				&& projection.name().equals(fan.id().name() + "-" + entity))) {
+			throw new IllegalArgumentException("projection '" + projection.name() + "' has the cursor of entity "
+					+ entity + " of a shared fan-out, which runs it: choose another name");
+		}
 		Function<TagOffset, ProjectionSource> sources = sources(projection);
 		ProjectionMetrics metrics = new ProjectionMetrics(this.meterRegistry, projection.name());
 		ProjectionControl control;
@@ -329,6 +335,10 @@ public final class ProjectionEngine implements AutoCloseable {
 		Map<String, EventHandler<E>> handlers = new ConcurrentHashMap<>();
 		Map<String, ProjectionMetrics> metrics = new ConcurrentHashMap<>();
 		SharedFanOut fanOut = new SharedFanOut(namePrefix, segments, (id, mayGoOn, cursor) -> {
+			if (projection(namePrefix + "-" + id).isPresent()) {
+				// Registered on its own before the fan-out (as without sharing): its cursor is that projection's.
+				return null;
+			}
 			Projection<E> projection = Projection.byPersistenceId(namePrefix + "-" + id, id, payloadType,
 					handlers.computeIfAbsent(id, handlerFor), each);
 			return new ProjectionRunner<>(projection, projection.id(), mayGoOn, sources(projection), cursor,

@@ -84,6 +84,12 @@ final class ProjectionRunner<E> implements SegmentRunner {
 	/** The events of the batch in flight, once read. */
 	private @Nullable Lanes batchLanes;
 
+	/**
+	 * The load of the latest start (its offset, which for a fenced cursor is a fence write), until it ends: a reset
+	 * waits for it, so that its own cursor write neither precedes the fence nor races it.
+	 */
+	private CompletableFuture<Void> loading = CompletableFuture.completedFuture(null);
+
 	/** The reset in progress, if any: a start meanwhile waits for it. */
 	private @Nullable CompletableFuture<Void> resetting;
 
@@ -233,7 +239,16 @@ final class ProjectionRunner<E> implements SegmentRunner {
 			}
 			previous = inFlight();
 		}
-		return previous.thenCompose((ignored) -> loadOffset(started));
+		CompletableFuture<Void> load = previous.thenCompose((ignored) -> loadOffset(started)).toCompletableFuture();
+		synchronized (this) {
+			this.loading = load;
+		}
+		return load;
+	}
+
+	/** @return completes (never exceptionally) once the latest start's load has ended */
+	private synchronized CompletableFuture<Void> loadEnded() {
+		return this.loading.handle((ok, error) -> null);
 	}
 
 	/**
@@ -336,7 +351,9 @@ final class ProjectionRunner<E> implements SegmentRunner {
 			}
 			this.resetting = done;
 		}
-		stop().thenCompose((ignored) -> this.offsets.reset(this.id, to)).thenCompose((ignored) -> {
+		// A start's load still in flight (a fenced cursor's fence) ends before the reset writes the cursor.
+		stop().thenCompose((ignored) -> loadEnded()).thenCompose((ignored) -> this.offsets.reset(this.id, to))
+			.thenCompose((ignored) -> {
 					this.run.stopped();
 					return startNow();
 				}).whenComplete((ok, error) -> {

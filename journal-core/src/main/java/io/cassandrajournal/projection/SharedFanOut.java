@@ -10,6 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.ToIntFunction;
 
+import org.jspecify.annotations.Nullable;
+
 import io.cassandrajournal.journal.AppendResult;
 import io.cassandrajournal.query.TagOffset;
 
@@ -36,7 +38,8 @@ final class SharedFanOut implements SegmentedControl {
 	@FunctionalInterface
 	interface Entities {
 
-		ProjectionRunner<?> create(String persistenceId, BooleanSupplier mayGoOn, OffsetStore cursor);
+		/** @return the entity's runner, or {@code null} when the fan-out does not run it */
+		@Nullable ProjectionRunner<?> create(String persistenceId, BooleanSupplier mayGoOn, OffsetStore cursor);
 
 	}
 
@@ -82,12 +85,13 @@ final class SharedFanOut implements SegmentedControl {
 	/** Starts the runners of a segment's known entities under the lease term just taken. */
 	private SegmentRunner run(SegmentedProjection.Segment segment, BooleanSupplier mayGoOn, OffsetStore cursor) {
 		FanOutSegment runner = new FanOutSegment(segment.id, (entity) -> this.entities.create(entity, mayGoOn, cursor));
+		// Published before the known entities are read: an entity discovered meanwhile is added by discovered() or
+		// found here (add is idempotent). Published before the pause flag is read, too: a pause() meanwhile either
+		// finds this runner among the running ones or its flag is seen here.
+		segment.runner = runner;
 		if (this.paused) {
 			runner.pause();
 		}
-		// Published before the known entities are read: an entity discovered meanwhile is added by discovered() or
-		// found here (add is idempotent).
-		segment.runner = runner;
 		for (String entity : this.known) {
 			if (segment.range.contains(this.slices.applyAsInt(entity))) {
 				runner.add(entity);
@@ -102,8 +106,9 @@ final class SharedFanOut implements SegmentedControl {
 	 * @param persistenceIds ids not seen before
 	 */
 	void discovered(Collection<String> persistenceIds) {
+		// All known first: a segment taken later starts them even if routing one of them below fails.
+		this.known.addAll(persistenceIds);
 		for (String entity : persistenceIds) {
-			this.known.add(entity);
 			SegmentedProjection.Segment segment = segmentOf(entity);
 			if (segment.runner instanceof FanOutSegment runner) {
 				runner.add(entity);
