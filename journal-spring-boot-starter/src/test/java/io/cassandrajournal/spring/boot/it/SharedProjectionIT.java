@@ -32,10 +32,10 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.json.JsonMapper;
 
+import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.journal.PersistentEvent;
-import io.cassandrajournal.spring.boot.autoconfigure.JournalCassandraProperties;
 import io.cassandrajournal.spring.boot.autoconfigure.JournalSession;
 import io.cassandrajournal.spring.boot.projection.ProjectionHandler;
 import io.cassandrajournal.spring.boot.projection.TestEvents;
@@ -177,9 +177,9 @@ class SharedProjectionIT {
 		return ids;
 	}
 
-	/** @return the range of 4 segments an id falls in: its slice by the default slice-hash */
+	/** @return the range of 4 segments an id falls in: its slice by a new keyspace's slice-hash (murmur3) */
 	private static String range(String persistenceId) {
-		int from = (new JournalCassandraProperties().getSliceHash().slice(persistenceId) / 256) * 256;
+		int from = (CassandraJournalOptions.create().sliceHash().slice(persistenceId) / 256) * 256;
 		return from + "-" + (from + 255);
 	}
 
