@@ -65,7 +65,9 @@ import io.cassandrajournal.internal.JournalStatements;
  * whether the range's last number shows an event: if it does, the range is deleted at once, as before; if it does
  * not (that claim in flight, a crash gap, or a sealed one), the call reads the range's keys and waits on the hole at
  * its end exactly as with the tag index (re-reading the head, which a release lowers, so the range and the mark
- * shrink to it), without any tag row to delete.
+ * shrink to it), without any tag row to delete. On either path a range that shrinks to nothing (the head released
+ * down to the mark, to 0 for a new entity) ends the call without deleting anything or writing a mark: the numbers
+ * are free, and the next append that takes them must keep its events.
  */
 final class EventDeleter {
 
@@ -121,7 +123,9 @@ final class EventDeleter {
 				CompletionStage<Long> deletes = (this.tagIndex != null)
 						? new Run(this.tagIndex, persistenceId, range).first()
 						: withoutTagIndex(persistenceId, range);
-				return deletes.thenCompose((deletedTo) -> this.marks.mark(persistenceId, deletedTo));
+				// A range that shrank to nothing (the head released down to the mark while the call waited): no mark.
+				return deletes.thenCompose((deletedTo) -> (deletedTo <= range.alreadyDeleted())
+						? CompletableFuture.completedFuture(null) : this.marks.mark(persistenceId, deletedTo));
 			});
 	}
 
@@ -194,6 +198,9 @@ final class EventDeleter {
 		/** Partitions below it have had their events deleted. */
 		private long eventsDeletedBelow;
 
+		/** The mark this call started from: {@link #upper} never goes below it. */
+		private final long alreadyDeleted;
+
 		Run(@Nullable TagIndexDeletes index, String persistenceId, Range range) {
 			this.index = index;
 			this.persistenceId = persistenceId;
@@ -202,6 +209,7 @@ final class EventDeleter {
 			this.headClaimedAt = range.head().claimedAt();
 			this.head = range.head().sequenceNr();
 			this.readStart = this.holes.readStart();
+			this.alreadyDeleted = range.alreadyDeleted();
 			this.next = range.alreadyDeleted() + 1;
 			this.eventsDeletedBelow = EventDeleter.this.reader.partitionOf(this.next);
 		}
@@ -360,8 +368,16 @@ final class EventDeleter {
 			});
 		}
 
-		/** Deletes the events of every partition that {@link #next} has passed (all of them once it passed the range). */
+		/**
+		 * Deletes the events of every partition that {@link #next} has passed (all of them once it passed the range).
+		 * Nothing when the range shrank to nothing: a released claim that brought the head down to the mark (to 0 for
+		 * a new entity, whose "partition" {@code partitionOf(0)} is 0, not -1, and whose end 0 looks like a whole
+		 * partition) would otherwise delete the events of the append that took the numbers again.
+		 */
 		private CompletionStage<Void> deleteSettledEvents() {
+			if (this.upper <= this.alreadyDeleted) {
+				return CompletableFuture.completedFuture(null);
+			}
 			long partition = this.eventsDeletedBelow;
 			boolean settled = partition <= this.lastPartition && (this.next > this.upper
 					|| this.next > (partition + 1) * EventDeleter.this.options.partitionSize());

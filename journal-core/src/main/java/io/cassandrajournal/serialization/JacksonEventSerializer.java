@@ -238,8 +238,10 @@ public final class JacksonEventSerializer implements EventSerializer {
 			return List.of(checked(bind(json, null, type), 1, null, json));
 		}
 		String kind = peekKind(json);
-		if (stamped == NOT_STAMPED && !this.upcasters.hasStep(kind, 1)) {
-			// Version 1 and no step reads it: bound from the text, as without upcasters.
+		if (stamped == NOT_STAMPED && !this.upcasters.hasChain(kind)) {
+			// No stamp at the end and no chain: bound from the text, as without upcasters. A kind with a chain goes
+			// to the tree even when no step reads version 1: a stamp written elsewhere than at the end (README,
+			// "Evolving events") is found only there.
 			return List.of(checked(bind(json, null, type), 1, null, json));
 		}
 		if (stamped >= 1 && !this.upcasters.hasStep(kind, stamped)) {
@@ -328,6 +330,12 @@ public final class JacksonEventSerializer implements EventSerializer {
 		@Override
 		public TokenFilter includeProperty(String name) {
 			return Upcasters.VERSION_PROPERTY.equals(name) ? null : TokenFilter.INCLUDE_ALL;
+		}
+
+		/** The root object stays when the version was its only property ({@code {"_version":2}}, no fields). */
+		@Override
+		public boolean includeEmptyObject(boolean contentsFiltered) {
+			return true;
 		}
 
 	};

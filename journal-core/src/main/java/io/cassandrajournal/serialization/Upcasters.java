@@ -65,6 +65,14 @@ public final class Upcasters {
 		return !this.events.isEmpty();
 	}
 
+	/**
+	 * @return whether this kind has a chain, from any version: a payload not stamped at the end of its text may carry
+	 * its version elsewhere (another writer), and only the tree finds it there
+	 */
+	boolean hasChain(@Nullable String kind) {
+		return kind != null && this.events.containsKey(kind);
+	}
+
 	/** @return whether a step of this kind's chain reads this version (so the payload needs the tree) */
 	boolean hasStep(@Nullable String kind, int version) {
 		Map<Integer, EventUpcaster> chain = (kind != null) ? this.events.get(kind) : null;

@@ -22,6 +22,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.JournalUnavailableException;
@@ -309,6 +311,77 @@ class DeletionMarkReplayIT {
 		assertThat(LateBatches.outcome(appendB)).as("B's append acknowledged").isNull();
 		assertThat(replayed.sequenceNrs()).as("B's events, 9..10 included").containsExactly(9L, 10L, 11L, 12L);
 		assertThat(replayed.result().deleted()).as("only A's predecessors were deleted").isEqualTo(new SequenceRange(1, 8));
+		assertThat(replayed.result().crashGaps()).isEmpty();
+	}
+
+	/**
+	 * The expected-0 variant of the test above (review of finding 23, item 4, R2): a new entity, writer A's claim of
+	 * 1..2 in flight when a deleteTo(2) reads the head; A's batch fails and A releases the claim (the head row goes);
+	 * the deleteTo, waiting on 1..2, reads the head again (0) and B appends 1..3 before it acts on that answer. The
+	 * range has shrunk to nothing: the call must delete nothing and write no mark. It used to delete all of
+	 * partition 0 ({@code partitionOf(0)} is 0, and an end of 0 looks like a whole partition) with a tombstone newer
+	 * than B's acknowledged events. With and without the tag index (both paths wait in the same loop).
+	 */
+	@ParameterizedTest(name = "tag index {0}")
+	@ValueSource(booleans = { false, true })
+	void aFirstClaimReleasedDuringADeleteToLeavesTheNextAppendsEventsInPlace(boolean tagIndex) {
+		CassandraJournalOptions options = JournalFixture.releasing(options(), IN_FLIGHT_WAIT).withUseTagIndex(tagIndex);
+		CassandraJournal plain = journal(options);
+		String id = "first-reclaimed-" + tagIndex + "-" + UUID.randomUUID();
+		FaultInjectingSession deleterFaults = new FaultInjectingSession(this.keyspace.session());
+		CassandraJournal deleter = CassandraJournal.create(deleterFaults.session(), options, new JacksonEventSerializer());
+		CassandraJournal b = journal(options);
+		CompletableFuture<Void> headRead = new CompletableFuture<>();
+		CompletableFuture<Void> aReleased = new CompletableFuture<>();
+		AtomicReference<CompletionStage<AppendResult>> appendB = new AtomicReference<>();
+		// The deleteTo's first head read (2) is answered once A has released its claim; its next one (0, the round
+		// after its wait) only after B's append of 1..3 completed.
+		deleterFaults.answerAfter(FaultInjectingSession.cqlContains("SELECT max_sequence_nr"), 0, () -> {
+			deleterFaults.answerAfter(FaultInjectingSession.cqlContains("SELECT max_sequence_nr"), 0, () -> {
+				appendB.set(b.append(id, 0, deposits(3)));
+				return appendB.get().handle((ok, error) -> null);
+			});
+			headRead.complete(null);
+			return aReleased;
+		});
+
+		FaultInjectingSession faultsA = new FaultInjectingSession(this.keyspace.session());
+		CassandraJournal a = CassandraJournal.create(faultsA.session(), options, new JacksonEventSerializer());
+		AtomicReference<CompletionStage<Void>> deletion = new AtomicReference<>();
+		// A's claim of 1..2 applies; before A hears of it, the deleteTo(2) reads the head (2).
+		faultsA.answerAfter(FaultInjectingSession.lightweightTransactions()
+			.and(FaultInjectingSession.cqlContaining("max_sequence_nr")), 0, () -> {
+				deletion.set(deleter.deleteTo(id, 2));
+				return headRead;
+			});
+		faultsA.failBeforeSending((s) -> s instanceof BatchStatement, Integer.MAX_VALUE);
+		assertThat(LateBatches.outcome(a.append(id, 0, deposits(2)))).isInstanceOf(JournalUnavailableException.class);
+		faultsA.heal();
+		assertThat(result(plain.highestSequenceNr(id))).as("A's claim released").isEqualTo(0);
+		aReleased.complete(null);
+		assertThat(deletion.get()).as("the deleteTo ran during A's claim").isNotNull();
+
+		result(deletion.get(), Duration.ofSeconds(30));
+		assertThat(appendB.get()).as("B appended between the deleteTo's second head read and its answer").isNotNull();
+		assertThat(LateBatches.outcome(appendB.get())).as("B's append acknowledged").isNull();
+		long rows = this.keyspace.session()
+			.execute(SimpleStatement.newInstance("SELECT sequence_nr FROM " + events(plain)
+					+ " WHERE persistence_id = ? AND partition_nr = 0", id))
+			.all()
+			.size();
+		assertThat(rows).as("B's events are still stored").isEqualTo(3);
+		Long mark = this.keyspace.session()
+			.execute(SimpleStatement.newInstance("SELECT deleted_to FROM " + this.keyspace.name() + "."
+					+ options.metadataTable() + "_deleted_to WHERE persistence_id = ?", id))
+			.all()
+			.stream()
+			.map((row) -> row.getLong(0))
+			.findFirst()
+			.orElse(null);
+		assertThat(mark).as("no mark for a range that shrank to nothing").isNull();
+		LateBatches.Replayed replayed = LateBatches.replayed(plain, id);
+		assertThat(replayed.sequenceNrs()).containsExactly(1L, 2L, 3L);
+		assertThat(replayed.result().deleted()).isNull();
 		assertThat(replayed.result().crashGaps()).isEmpty();
 	}
 

@@ -106,6 +106,34 @@ class JacksonEventSerializerTest {
 			.hasMessageContaining("is at version 1 but");
 	}
 
+	/** Review R2, item 2: the filter that drops the version used to drop the root object it was the only property of. */
+	@Test
+	void aStampedPayloadWithNoOtherPropertyIsReadAsAnEvent() {
+		assertThat(this.serializer.deserializeEvent("{\"_version\":2}", Empty.class)).containsExactly(new Empty());
+		assertThat(this.serializer.deserializeEvent(this.serializer.serialize(new Empty()), Empty.class))
+			.containsExactly(new Empty());
+		JacksonEventSerializer withChains = new JacksonEventSerializer(
+				Upcasters.builder().add(EventUpcaster.of("deposited", 1, (event) -> event)).build());
+		assertThat(withChains.deserializeEvent("{\"_version\":2}", Empty.class)).as("a kind-less payload, chains elsewhere")
+			.containsExactly(new Empty());
+	}
+
+	/**
+	 * Review R2, item 3 (README "Evolving events"): a payload stamped elsewhere than at the end of its text, of a kind
+	 * whose chain starts above version 1, is read at its stamped version (the chain runs), not bound as version 1.
+	 */
+	@Test
+	void aVersionStampedElsewhereIsFoundWhenTheKindsChainStartsAboveVersionOne() {
+		JacksonEventSerializer serializer = new JacksonEventSerializer(Upcasters.builder()
+			.add(EventUpcaster.of("funds-added", 2, (event) -> event.put("upcast", true)))
+			.build());
+		assertThat(serializer.deserializeEvent("{\"kind\":\"funds-added\",\"_version\":2,\"amountCents\":500}",
+				Object.class))
+			.as("stamped before another property").hasToString("[{kind=funds-added, amountCents=500, upcast=true}]");
+		assertThat(serializer.deserializeEvent("{\"kind\":\"funds-added\",\"amountCents\":500}", Object.class))
+			.as("version 1: no step reads it").hasToString("[{kind=funds-added, amountCents=500}]");
+	}
+
 	@Test
 	void aStrictMapperReadsAStampedPayload() {
 		JacksonEventSerializer strict = new JacksonEventSerializer(
