@@ -75,9 +75,16 @@ public final class DurableStateOffsetStore implements OffsetStore {
 
 		/** @return what is written: the plain offset without an epoch (today's format), else with it */
 		Object payload() {
-			return (this.epoch == 0) ? this.offset
-					: new StoredCursor(this.offset.timestamp(), this.offset.persistenceId(), this.offset.sequenceNr(),
-							this.epoch, this.lease);
+			if (this.epoch == 0) {
+				return this.offset;
+			}
+			if (this.lease == null) {
+				// Without a lease row key, exactly the JSON written before the key existed (no "lease": null).
+				return new EpochCursor(this.offset.timestamp(), this.offset.persistenceId(), this.offset.sequenceNr(),
+						this.epoch);
+			}
+			return new StoredCursor(this.offset.timestamp(), this.offset.persistenceId(), this.offset.sequenceNr(),
+					this.epoch, this.lease);
 		}
 
 		/**
@@ -92,6 +99,10 @@ public final class DurableStateOffsetStore implements OffsetStore {
 			return this.epoch > epoch && (this.lease == null || lease == null || this.lease.equals(lease));
 		}
 
+	}
+
+	/** The JSON of a cursor written under a lease whose row is not recorded (a by-tag segment's). */
+	record EpochCursor(long timestamp, String persistenceId, long sequenceNr, long epoch) {
 	}
 
 	/**
