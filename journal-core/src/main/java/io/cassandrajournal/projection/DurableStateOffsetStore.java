@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import org.jspecify.annotations.Nullable;
 
 import io.cassandrajournal.internal.Errors;
@@ -75,16 +76,9 @@ public final class DurableStateOffsetStore implements OffsetStore {
 
 		/** @return what is written: the plain offset without an epoch (today's format), else with it */
 		Object payload() {
-			if (this.epoch == 0) {
-				return this.offset;
-			}
-			if (this.lease == null) {
-				// Without a lease row key, exactly the JSON written before the key existed (no "lease": null).
-				return new EpochCursor(this.offset.timestamp(), this.offset.persistenceId(), this.offset.sequenceNr(),
-						this.epoch);
-			}
-			return new StoredCursor(this.offset.timestamp(), this.offset.persistenceId(), this.offset.sequenceNr(),
-					this.epoch, this.lease);
+			return (this.epoch == 0) ? this.offset
+					: new StoredCursor(this.offset.timestamp(), this.offset.persistenceId(), this.offset.sequenceNr(),
+							this.epoch, this.lease);
 		}
 
 		/**
@@ -101,16 +95,14 @@ public final class DurableStateOffsetStore implements OffsetStore {
 
 	}
 
-	/** The JSON of a cursor written under a lease whose row is not recorded (a by-tag segment's). */
-	record EpochCursor(long timestamp, String persistenceId, long sequenceNr, long epoch) {
-	}
-
 	/**
 	 * The JSON of a cursor row: {@link TagOffset}'s fields, plus the epoch and the lease row's segment key when
-	 * written under a lease ({@code "lease"} is an extra nullable property: readers that do not know it ignore it).
+	 * written under a lease ({@code "lease"} is an extra property, left out when there is none, so a by-tag
+	 * segment's cursor is exactly the JSON written before the property existed; readers that do not know it ignore
+	 * it).
 	 */
 	record StoredCursor(long timestamp, String persistenceId, long sequenceNr, @Nullable Long epoch,
-			@Nullable String lease) {
+			@JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String lease) {
 
 		Cursor cursor() {
 			return new Cursor(new TagOffset(this.timestamp, this.persistenceId, this.sequenceNr),
