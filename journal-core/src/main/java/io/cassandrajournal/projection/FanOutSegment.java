@@ -145,21 +145,12 @@ final class FanOutSegment implements SegmentRunner {
 
 	@Override
 	public CompletionStage<List<DeadLetter>> deadLetters(int limit) {
-		List<CompletableFuture<List<DeadLetter>>> each = this.runners.values().stream()
-			.map((runner) -> runner.deadLetters(limit).toCompletableFuture()).toList();
-		return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply((ignored) -> {
-			List<DeadLetter> letters = new ArrayList<>();
-			each.forEach((one) -> letters.addAll(one.join()));
-			return letters.subList(0, Math.min(limit, letters.size()));
-		});
+		return AbstractSegmentedControl.deadLettersOf(this.runners.values(), limit);
 	}
 
 	@Override
 	public CompletionStage<Integer> redeliverDeadLetters() {
-		List<CompletableFuture<Integer>> each = this.runners.values().stream()
-			.map((runner) -> runner.redeliverDeadLetters().toCompletableFuture()).toList();
-		return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
-			.thenApply((ignored) -> each.stream().mapToInt(CompletableFuture::join).sum());
+		return AbstractSegmentedControl.redeliverEach(this.runners.values());
 	}
 
 	@Override

@@ -277,7 +277,10 @@ public final class ProjectionEngine implements AutoCloseable {
 	 * entities of the segments it holds, each entity's cursor fenced by its segment's lease epoch. The fan-out is
 	 * then registered as one control named {@code namePrefix} ({@link #segments}, {@link #readSegments} show its
 	 * segments), and its entities are not registered one by one. Without sharing, every entity runs here,
-	 * registered as its own projection, and {@code segments} does not matter.
+	 * registered as its own projection, and {@code segments} does not matter. A {@code handlerFor} that throws for
+	 * one entity fails that entity only, logged (ERROR): with sharing it shows FAILED in the fan-out's status and is
+	 * tried again when its segment is next taken; without, it is registered as a FAILED projection with the error,
+	 * whose start (or {@link #startAll}) tries again. The other entities run either way.
 	 * @param <E> the payload type
 	 * @param namePrefix the projections' name prefix (with sharing, also the name of the fan-out's leases)
 	 * @param payloadType the payload type
@@ -301,9 +304,8 @@ public final class ProjectionEngine implements AutoCloseable {
 		else {
 			discovered = (fresh) -> {
 				for (String id : fresh) {
-					String name = namePrefix + "-" + id;
-					if (projection(name).isEmpty()) {
-						register(Projection.byPersistenceId(name, id, payloadType, handlerFor.apply(id), each)).start();
+					if (projection(namePrefix + "-" + id).isEmpty()) {
+						runEntity(namePrefix, id, payloadType, handlerFor, each);
 					}
 				}
 			};
@@ -318,6 +320,33 @@ public final class ProjectionEngine implements AutoCloseable {
 				logger.warn("Fan-out {}: listing persistenceIds failed; trying again", namePrefix, ex);
 			}
 		}, 0, discoveryInterval.toMillis(), TimeUnit.MILLISECONDS));
+	}
+
+	/**
+	 * Without sharing: registers and starts the projection of one discovered entity. A failure to create it (the
+	 * user's handler factory threw) fails that entity only: it is logged and registered as a FAILED
+	 * {@link FailedFanOutEntity}, whose start tries again; the rest of the discovery batch, and entities discovered
+	 * later, still run (as in a shared fan-out, {@link FanOutSegment}).
+	 * @return completes when the entity runs, or at once when it could not be created
+	 */
+	private <E> CompletionStage<Void> runEntity(String namePrefix, String id, Class<E> payloadType,
+			Function<String, ? extends EventHandler<E>> handlerFor, ProjectionSettings each) {
+		String name = namePrefix + "-" + id;
+		ProjectionControl control;
+		try {
+			control = register(Projection.byPersistenceId(name, id, payloadType, handlerFor.apply(id), each));
+		}
+		catch (RuntimeException ex) {
+			logger.error("Fan-out {}: could not create the projection of entity {}; it shows FAILED and does not run "
+					+ "until started again", namePrefix, id, ex);
+			ProjectionId failedId = ProjectionId.byPersistenceId(name, id);
+			FailedFanOutEntity failed = new FailedFanOutEntity(failedId, "could not create its projection: " + ex,
+					(self) -> this.runners.remove(failedId, self) ? runEntity(namePrefix, id, payloadType, handlerFor, each)
+							: CompletableFuture.completedFuture(null));
+			this.runners.putIfAbsent(failedId, failed);
+			return CompletableFuture.completedFuture(null);
+		}
+		return control.start();
 	}
 
 	/**

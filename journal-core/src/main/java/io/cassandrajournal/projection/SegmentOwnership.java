@@ -281,12 +281,8 @@ final class SegmentOwnership {
 
 	/** Stops a segment at once: nothing more is handled or saved under the term. */
 	private void drop(SegmentedProjection.Segment segment, LeaseTerm term, String why) {
-		term.lose();
 		SegmentRunner runner = segment.runner;
-		segment.term = null;
-		segment.runner = null;
-		this.watches.remove(segment);
-		CompletableFuture<Void> handOver = this.handingOver.remove(segment);
+		CompletableFuture<Void> handOver = vacate(segment, term);
 		if (runner != null) {
 			runner.stop();
 		}
@@ -295,6 +291,19 @@ final class SegmentOwnership {
 		}
 		logger.warn("Projection {}: stopped segment {} (epoch {}): {}", this.projection, segment.range.key(),
 				term.epoch(), why);
+	}
+
+	/**
+	 * Ends a term and clears its segment (no term, no runner, no watch, no hand-over), on the lease thread: what
+	 * losing a segment ({@link #drop}) and releasing it ({@link #release}) both do.
+	 * @return the hand-over under way, if any, for the caller to complete once the runner was told to stop
+	 */
+	private @Nullable CompletableFuture<Void> vacate(SegmentedProjection.Segment segment, LeaseTerm term) {
+		term.lose();
+		segment.term = null;
+		segment.runner = null;
+		this.watches.remove(segment);
+		return this.handingOver.remove(segment);
 	}
 
 	/**
@@ -403,10 +412,7 @@ final class SegmentOwnership {
 			if (term == null || segment.term != term) {
 				return;
 			}
-			term.lose();
-			segment.term = null;
-			segment.runner = null;
-			this.handingOver.remove(segment);
+			vacate(segment, term);
 			try {
 				join(this.context.leases().release(term.lease()));
 				logger.info("Projection {}: handed segment {} over (epoch {})", this.projection, segment.range.key(),

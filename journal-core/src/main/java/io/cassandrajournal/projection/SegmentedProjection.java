@@ -2,7 +2,6 @@ package io.cassandrajournal.projection;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
@@ -26,7 +25,7 @@ import io.cassandrajournal.query.TagOffset;
  *
  * @param <E> the payload type
  */
-final class SegmentedProjection<E> implements SegmentedControl {
+final class SegmentedProjection<E> extends AbstractSegmentedControl {
 
 	/** Makes the runner of one segment (for one lease term, when shared). */
 	@FunctionalInterface
@@ -60,21 +59,11 @@ final class SegmentedProjection<E> implements SegmentedControl {
 
 	private final Projection<E> projection;
 
-	private final List<Segment> segments = new ArrayList<>();
-
 	private final Runners<E> runners;
 
 	private final OffsetStore offsets;
 
-	private final @Nullable SegmentOwnership ownership;
-
 	private final @Nullable SegmentLayouts layouts;
-
-	private final SegmentStatuses statuses;
-
-	private volatile boolean paused;
-
-	private volatile boolean started;
 
 	/**
 	 * @param projection the projection
@@ -86,32 +75,26 @@ final class SegmentedProjection<E> implements SegmentedControl {
 	 */
 	SegmentedProjection(Projection<E> projection, Runners<E> runners, OffsetStore offsets,
 			SegmentOwnership.@Nullable Context sharing, BiFunction<TagOffset, Integer, CompletionStage<Long>> counts) {
+		super(projection.id(), projection.name(), split(projection.settings().segments(), (range) ->
+				(projection.settings().segments() == 1) ? projection.id() : projection.id().segment(range)), sharing, true,
+				counts);
 		this.projection = projection;
 		this.runners = runners;
 		this.offsets = offsets;
-		int count = projection.settings().segments();
-		for (SliceRange range : SliceRange.split(count)) {
-			this.segments.add(new Segment(range, (count == 1) ? projection.id() : projection.id().segment(range)));
-		}
 		// A by-tag projection's segments start from the cursors of another number of segments when they have none
 		// (the count was changed); a by-persistenceId projection has one segment.
-		this.layouts = (projection.persistenceId() == null) ? new SegmentLayouts(projection.id(), count) : null;
-		this.statuses = new SegmentStatuses(projection.name(), this.segments, sharing, counts);
-		this.ownership = (sharing != null) ? new SegmentOwnership(projection.name(), this.segments, sharing, this::run,
-				this::inherited, this.statuses::observe) : null;
+		this.layouts = (projection.persistenceId() == null)
+				? new SegmentLayouts(projection.id(), projection.settings().segments()) : null;
 	}
 
 	/** Starts a runner for a segment this instance now runs (under its lease term, when shared). */
-	private SegmentRunner run(Segment segment, BooleanSupplier mayGoOn, OffsetStore cursor) {
+	@Override
+	SegmentRunner take(Segment segment, BooleanSupplier mayGoOn, OffsetStore cursor) {
 		// With sharing the cursor is fenced; its reset must still forget the other layouts' cursors.
-		OffsetStore resetting = (this.layouts != null && this.ownership != null)
+		OffsetStore resetting = (this.layouts != null && ownership() != null)
 				? this.layouts.resettingEveryLayout(segment.range, cursor, this.offsets) : cursor;
 		ProjectionRunner<E> runner = this.runners.create(segment, mayGoOn, resetting);
-		segment.runner = runner;
-		runner.start();
-		if (this.paused) {
-			runner.pause();
-		}
+		publish(segment, runner, runner::start);
 		return runner;
 	}
 
@@ -119,44 +102,22 @@ final class SegmentedProjection<E> implements SegmentedControl {
 	 * With sharing: where a segment whose cursor is absent starts (read without touching what the offset store
 	 * tracks for its saves).
 	 */
-	private CompletionStage<TagOffset> inherited(Segment segment, DurableStateOffsetStore offsets) {
+	@Override
+	CompletionStage<TagOffset> inherited(Segment segment, DurableStateOffsetStore offsets) {
 		return (this.layouts != null) ? this.layouts.inherited(segment.range, offsets::peek)
 				: CompletableFuture.completedFuture(TagOffset.START);
 	}
 
-	List<Segment> segments() {
-		return this.segments;
-	}
-
-	@Override
-	public List<SegmentStatus> segmentStatus() {
-		return this.statuses.local();
-	}
-
-	@Override
-	public CompletionStage<List<SegmentStatus>> readSegmentStatus() {
-		return this.statuses.read();
-	}
-
-	@Override
-	public CompletionStage<List<SegmentStatus>> readSegmentOwners() {
-		return this.statuses.readOwners();
-	}
-
-	@Override
-	public ProjectionId id() {
-		return this.projection.id();
-	}
-
 	@Override
 	public synchronized CompletionStage<Void> start() {
-		this.started = true;
-		if (this.ownership != null) {
-			return this.ownership.start();
+		started(true);
+		SegmentOwnership shared = ownership();
+		if (shared != null) {
+			return shared.start();
 		}
-		for (Segment segment : this.segments) {
+		for (Segment segment : segments()) {
 			if (segment.runner == null) {
-				run(segment, () -> true,
+				take(segment, () -> true,
 						(this.layouts != null) ? this.layouts.inheriting(segment.range, this.offsets) : this.offsets);
 			}
 		}
@@ -165,54 +126,12 @@ final class SegmentedProjection<E> implements SegmentedControl {
 
 	@Override
 	public synchronized CompletionStage<Void> stop() {
-		this.started = false;
-		if (this.ownership != null) {
-			return this.ownership.stop();
+		started(false);
+		SegmentOwnership shared = ownership();
+		if (shared != null) {
+			return shared.stop();
 		}
 		return all(ProjectionControl::stop);
-	}
-
-	@Override
-	public void pause() {
-		this.paused = true;
-		running().forEach(ProjectionControl::pause);
-	}
-
-	@Override
-	public void resume() {
-		this.paused = false;
-		running().forEach(ProjectionControl::resume);
-	}
-
-	/**
-	 * Resets the segments this instance runs (with sharing, the others keep their cursors). With sharing, a
-	 * segment whose reset fails (its runner stays stopped) is released at once, so that it does not stay held
-	 * without a running owner: it is taken again (here or elsewhere) from its stored cursor; the failure still
-	 * reaches the caller.
-	 */
-	@Override
-	public CompletionStage<Void> reset(TagOffset offset) {
-		SegmentOwnership shared = this.ownership;
-		if (shared == null) {
-			return all((runner) -> runner.reset(offset));
-		}
-		List<CompletableFuture<Void>> each = new ArrayList<>();
-		for (Segment segment : this.segments) {
-			SegmentRunner runner = segment.runner;
-			if (runner != null) {
-				each.add(runner.reset(offset).toCompletableFuture().whenComplete((ok, error) -> {
-					if (error != null) {
-						shared.resetFailed(segment, runner, error);
-					}
-				}));
-			}
-		}
-		return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
-	}
-
-	@Override
-	public void skipCurrent() {
-		running().forEach(ProjectionControl::skipCurrent);
 	}
 
 	@Override
@@ -221,37 +140,15 @@ final class SegmentedProjection<E> implements SegmentedControl {
 		return running.isEmpty() ? CompletableFuture.completedFuture(List.of()) : running.get(0).deadLetters(limit);
 	}
 
-	/**
-	 * Redelivers the dead letters of the segments this instance runs, each by its segment's runner (which then
-	 * parks its entities anew); with sharing, the letters of segments other instances run stay for them.
-	 */
-	@Override
-	public CompletionStage<Integer> redeliverDeadLetters() {
-		List<CompletableFuture<Integer>> each = running().stream()
-			.map((runner) -> runner.redeliverDeadLetters().toCompletableFuture()).toList();
-		return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
-			.thenApply((ignored) -> each.stream().mapToInt(CompletableFuture::join).sum());
-	}
-
 	@Override
 	public void wake(AppendResult result) {
-		for (Segment segment : this.segments) {
+		for (Segment segment : segments()) {
 			SegmentRunner runner = segment.runner;
 			// The runner's source decides whether the append concerns it (a segment's SliceFilter keeps its slices).
 			if (runner != null) {
 				runner.wake(result);
 			}
 		}
-	}
-
-	/**
-	 * The projection's status over the segments this instance runs: the worst state, the lowest cursor, the sums
-	 * of events handled and skipped, the highest lag, the first deleted range a segment reports. An instance that
-	 * runs no segment (others own them all) reports RUNNING while started.
-	 */
-	@Override
-	public ProjectionStatus status() {
-		return combined(id(), this.started, running().stream().map(ProjectionControl::status).toList());
 	}
 
 	/**
@@ -289,17 +186,6 @@ final class SegmentedProjection<E> implements SegmentedControl {
 			case RUNNING -> 1;
 			default -> 0;
 		};
-	}
-
-	private List<SegmentRunner> running() {
-		List<SegmentRunner> running = new ArrayList<>();
-		for (Segment segment : this.segments) {
-			SegmentRunner runner = segment.runner;
-			if (runner != null) {
-				running.add(runner);
-			}
-		}
-		return running;
 	}
 
 	private CompletionStage<Void> all(Function<SegmentRunner, CompletionStage<Void>> action) {

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -30,7 +29,6 @@ import io.cassandrajournal.query.CassandraReadJournal;
 import io.cassandrajournal.query.FeedSettings;
 import io.cassandrajournal.query.TagFilter;
 import io.cassandrajournal.query.TagOffset;
-import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.state.CassandraDurableStateStore;
 import io.cassandrajournal.state.DurableState;
 import io.cassandrajournal.state.DurableStateConflictException;
@@ -56,9 +54,7 @@ import static org.awaitility.Awaitility.await;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SharedFanOutIT {
 
-	private static final Duration LEASE_TIMEOUT = Duration.ofSeconds(3);
-
-	private static final Duration RENEW_INTERVAL = Duration.ofMillis(500);
+	private static final Duration LEASE_TIMEOUT = SharedProjectionFixture.LEASE_TIMEOUT;
 
 	private static final int SEGMENTS = 8;
 
@@ -66,7 +62,7 @@ class SharedFanOutIT {
 
 	private static final List<String> INSTANCES = List.of("a", "b");
 
-	private TestKeyspace keyspace;
+	private SharedProjectionFixture shared;
 
 	private CassandraJournalOptions options;
 
@@ -76,20 +72,16 @@ class SharedFanOutIT {
 
 	private CassandraDurableStateStore state;
 
-	private LeaseTable leases;
-
 	/** Every cursor write any instance attempted, in the order they completed. */
 	private final List<Write> writes = new CopyOnWriteArrayList<>();
 
 	@BeforeAll
 	void create(TestKeyspace keyspace) {
-		this.keyspace = keyspace;
-		this.options = CassandraJournalOptions.create().withKeyspace(keyspace.name()).withUseTagIndex(true);
-		JacksonEventSerializer serializer = new JacksonEventSerializer();
-		this.journal = CassandraJournal.create(keyspace.session(), this.options, serializer);
-		this.query = CassandraReadJournal.create(this.journal, keyspace.session(), this.options, serializer);
-		this.state = CassandraDurableStateStore.create(keyspace.session(), this.options, serializer);
-		this.leases = LeaseTable.create(keyspace.session(), this.options);
+		this.shared = new SharedProjectionFixture(keyspace);
+		this.options = this.shared.options;
+		this.journal = this.shared.journal;
+		this.query = this.shared.query;
+		this.state = this.shared.state;
 	}
 
 	@Test
@@ -230,7 +222,7 @@ class SharedFanOutIT {
 		try (ProjectionEngine engine = ProjectionEngine.builder(this.journal)
 			.readJournal(this.query)
 			.offsetStore(new DurableStateOffsetStore(this.state))
-			.sharing(ProjectionSharing.create(this.keyspace.session(), this.options).withInstanceId("a"))
+			.sharing(ProjectionSharing.create(this.shared.keyspace.session(), this.options).withInstanceId("a"))
 			.build()) {
 			engine.register(Projection.byTag(name, TagFilter.tag(name), AccountEvent.class, EventHandler.blocking((e) -> {
 			}), ProjectionSettings.defaults()));
@@ -298,17 +290,12 @@ class SharedFanOutIT {
 	}
 
 	private static List<String> segmentKeys() {
-		return SliceRange.split(SEGMENTS).stream().map(SliceRange::key).toList();
+		return SharedProjectionFixture.segmentKeys(SEGMENTS);
 	}
 
 	/** @return each held segment's owner, from the lease rows */
 	private Map<String, String> owners(String prefix) {
-		Map<String, String> owners = new HashMap<>();
-		for (String segment : segmentKeys()) {
-			Optional<Lease> row = result(this.leases.read(prefix, segment));
-			row.filter((lease) -> lease.owner() != null).ifPresent((lease) -> owners.put(segment, lease.owner()));
-		}
-		return owners;
+		return this.shared.owners(prefix, SEGMENTS);
 	}
 
 	/** One cursor write: who, which key and revision, the cursor and epoch, and whether Cassandra applied it. */
@@ -364,13 +351,13 @@ class SharedFanOutIT {
 		final AtomicInteger holding = new AtomicInteger();
 
 		Instance(String id, String prefix, Model model) {
-			DurableStateStore recording = new RecordingStore(id, SharedFanOutIT.this.state);
-			this.engine = ProjectionEngine.builder(SharedFanOutIT.this.journal)
-				.readJournal(SharedFanOutIT.this.query)
-				.offsetStore(new DurableStateOffsetStore(recording))
-				.sharing(ProjectionSharing.create(SharedFanOutIT.this.keyspace.session(), SharedFanOutIT.this.options)
-					.withInstanceId(id)
-					.withLeaseTiming(LEASE_TIMEOUT, RENEW_INTERVAL))
+			DurableStateStore recording = new CursorWrites(SharedFanOutIT.this.state,
+					(key, revision, offset, epoch, error) -> {
+						if (error == null || Errors.unwrap(error) instanceof DurableStateConflictException) {
+							SharedFanOutIT.this.writes.add(new Write(id, key, revision, offset, epoch, error == null));
+						}
+					});
+			this.engine = SharedFanOutIT.this.shared.engine(id, recording)
 				.nanoClock(() -> System.nanoTime() - this.unCounted.get())
 				.build();
 			this.engine.fanOut(prefix, AccountEvent.class, (entity) -> EventHandler.blocking((event) -> {
@@ -393,43 +380,6 @@ class SharedFanOutIT {
 		void thawHandlers(Duration pause) {
 			this.unCounted.addAndGet(pause.toNanos());
 			this.paused.countDown();
-		}
-
-	}
-
-	/** Records every cursor write (key, revision, cursor, epoch, applied or not) and delegates. */
-	private final class RecordingStore implements DurableStateStore {
-
-		private final String instance;
-
-		private final DurableStateStore delegate;
-
-		RecordingStore(String instance, DurableStateStore delegate) {
-			this.instance = instance;
-			this.delegate = delegate;
-		}
-
-		@Override
-		public <S> CompletionStage<Optional<DurableState<S>>> get(String persistenceId, Class<S> type) {
-			return this.delegate.get(persistenceId, type);
-		}
-
-		@Override
-		public CompletionStage<Void> upsert(String persistenceId, long revision, Object value) {
-			TagOffset offset = (value instanceof DurableStateOffsetStore.StoredCursor cursor) ? cursor.cursor().offset()
-					: (TagOffset) value;
-			long epoch = (value instanceof DurableStateOffsetStore.StoredCursor cursor) ? cursor.cursor().epoch() : 0;
-			return this.delegate.upsert(persistenceId, revision, value).whenComplete((ok, error) -> {
-				if (error == null || Errors.unwrap(error) instanceof DurableStateConflictException) {
-					SharedFanOutIT.this.writes
-						.add(new Write(this.instance, persistenceId, revision, offset, epoch, error == null));
-				}
-			});
-		}
-
-		@Override
-		public CompletionStage<Void> delete(String persistenceId, long revision) {
-			return this.delegate.delete(persistenceId, revision);
 		}
 
 	}

@@ -15,13 +15,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.EventToAppend;
-import io.cassandrajournal.query.CassandraReadJournal;
 import io.cassandrajournal.query.FeedSettings;
 import io.cassandrajournal.query.TagOffset;
-import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.state.CassandraDurableStateStore;
 import io.cassandrajournal.state.DurableState;
 import io.cassandrajournal.state.DurableStateStore;
@@ -45,33 +42,19 @@ import static org.awaitility.Awaitility.await;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SharedFanOutTermsIT {
 
-	private static final Duration LEASE_TIMEOUT = Duration.ofSeconds(3);
-
-	private static final Duration RENEW_INTERVAL = Duration.ofMillis(500);
-
-	private TestKeyspace keyspace;
-
-	private CassandraJournalOptions options;
+	private SharedProjectionFixture shared;
 
 	private CassandraJournal journal;
 
-	private CassandraReadJournal query;
-
 	private CassandraDurableStateStore state;
-
-	private LeaseTable leases;
 
 	private final Map<String, Long> heads = new ConcurrentHashMap<>();
 
 	@BeforeAll
 	void create(TestKeyspace keyspace) {
-		this.keyspace = keyspace;
-		this.options = CassandraJournalOptions.create().withKeyspace(keyspace.name()).withUseTagIndex(true);
-		JacksonEventSerializer serializer = new JacksonEventSerializer();
-		this.journal = CassandraJournal.create(keyspace.session(), this.options, serializer);
-		this.query = CassandraReadJournal.create(this.journal, keyspace.session(), this.options, serializer);
-		this.state = CassandraDurableStateStore.create(keyspace.session(), this.options, serializer);
-		this.leases = LeaseTable.create(keyspace.session(), this.options);
+		this.shared = new SharedProjectionFixture(keyspace);
+		this.journal = this.shared.journal;
+		this.state = this.shared.state;
 	}
 
 	/**
@@ -89,7 +72,7 @@ class SharedFanOutTermsIT {
 			for (String entity : entities) {
 				append(entity, 1);
 			}
-			try (ProjectionEngine engine = engine(new DurableStateOffsetStore(this.state))) {
+			try (ProjectionEngine engine = engine(this.state)) {
 				fanOut(engine, prefix, 1, (entity) -> handle(handled));
 				// Bound: live after ~2 renewals, take, fence, poll every 100 ms.
 				await("round " + round + " handled").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
@@ -104,7 +87,7 @@ class SharedFanOutTermsIT {
 		for (String entity : entities) {
 			append(entity, 2);
 		}
-		try (ProjectionEngine engine = engine(new DurableStateOffsetStore(this.state))) {
+		try (ProjectionEngine engine = engine(this.state)) {
 			fanOut(engine, prefix, 2, (entity) -> handle(handled));
 			// Bound: as above, well under the two lease timeouts (6 s) the old code needed at the least.
 			await("every entity handled under two segments").atMost(Duration.ofSeconds(20))
@@ -132,7 +115,7 @@ class SharedFanOutTermsIT {
 		}
 		GatedStore gated = new GatedStore(this.state, "projection-offset|" + prefix + "-");
 		Map<String, Long> handled = new ConcurrentHashMap<>();
-		try (ProjectionEngine engine = engine(new DurableStateOffsetStore(gated))) {
+		try (ProjectionEngine engine = engine(gated)) {
 			fanOut(engine, prefix, 1, (entity) -> handle(handled));
 			// Bound: live after ~2 renewals, then the take starts every entity, whose fence write waits at the gate.
 			await("an entity's fence held at the gate").atMost(Duration.ofSeconds(20))
@@ -160,7 +143,7 @@ class SharedFanOutTermsIT {
 			append(entity, 2);
 		}
 		Map<String, Long> handled = new ConcurrentHashMap<>();
-		try (ProjectionEngine engine = engine(new DurableStateOffsetStore(this.state))) {
+		try (ProjectionEngine engine = engine(this.state)) {
 			fanOut(engine, prefix, 1, (entity) -> {
 				if (entity.equals(bad)) {
 					throw new IllegalStateException("no handler for " + entity);
@@ -187,14 +170,8 @@ class SharedFanOutTermsIT {
 		}
 	}
 
-	private ProjectionEngine engine(DurableStateOffsetStore offsets) {
-		return ProjectionEngine.builder(this.journal)
-			.readJournal(this.query)
-			.offsetStore(offsets)
-			.sharing(ProjectionSharing.create(this.keyspace.session(), this.options)
-				.withInstanceId("a")
-				.withLeaseTiming(LEASE_TIMEOUT, RENEW_INTERVAL))
-			.build();
+	private ProjectionEngine engine(DurableStateStore cursors) {
+		return this.shared.engine("a", cursors).build();
 	}
 
 	private static void fanOut(ProjectionEngine engine, String prefix, int segments,
@@ -231,7 +208,7 @@ class SharedFanOutTermsIT {
 	}
 
 	private long epoch(String prefix, String segment) {
-		return result(this.leases.read(prefix, segment)).orElseThrow().epoch();
+		return result(this.shared.leases.read(prefix, segment)).orElseThrow().epoch();
 	}
 
 	private DurableStateOffsetStore.StoredCursor stored(String prefix, String entity) {

@@ -9,8 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CompletionStage;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
@@ -23,10 +21,8 @@ import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.query.CassandraReadJournal;
 import io.cassandrajournal.query.FeedSettings;
 import io.cassandrajournal.query.TagFilter;
-import io.cassandrajournal.query.TagOffset;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.state.CassandraDurableStateStore;
-import io.cassandrajournal.state.DurableState;
 import io.cassandrajournal.state.DurableStateConflictException;
 import io.cassandrajournal.state.DurableStateStore;
 import io.cassandrajournal.testing.AccountEvent;
@@ -78,8 +74,17 @@ public final class SharedProjectionMain {
 		PreparedStatement count = session.prepare(SimpleStatement.newInstance(SharedProjectionRun.COUNT_DELIVERY)
 			.setConsistencyLevel(DefaultConsistencyLevel.LOCAL_QUORUM));
 		try (OutputStream saves = new FileOutputStream(args[5], true)) {
-			DurableStateStore recording = new RecordingStore(instance,
-					CassandraDurableStateStore.create(session, options, serializer), saves);
+			Object lines = new Object();
+			DurableStateStore recording = new CursorWrites(CassandraDurableStateStore.create(session, options, serializer),
+					(key, revision, offset, epoch, error) -> {
+						String outcome = (error == null) ? SharedProjectionRun.Save.APPLIED
+								: (Errors.unwrap(error) instanceof DurableStateConflictException)
+										? SharedProjectionRun.Save.REFUSED : SharedProjectionRun.Save.UNKNOWN;
+						String line = new SharedProjectionRun.Save(instance, key, revision, epoch, offset, outcome).line();
+						synchronized (lines) {
+							write(saves, line);
+						}
+					});
 			ProjectionEngine engine = ProjectionEngine.builder(journal)
 				.readJournal(CassandraReadJournal.create(journal, session, options, serializer))
 				.offsetStore(new DurableStateOffsetStore(recording))
@@ -111,54 +116,14 @@ public final class SharedProjectionMain {
 		System.exit(0);
 	}
 
-	/** Appends a line per cursor write to the saves file once its outcome is known, then hands it on. */
-	private static final class RecordingStore implements DurableStateStore {
-
-		private final String instance;
-
-		private final DurableStateStore delegate;
-
-		private final OutputStream saves;
-
-		RecordingStore(String instance, DurableStateStore delegate, OutputStream saves) {
-			this.instance = instance;
-			this.delegate = delegate;
-			this.saves = saves;
+	/** Appends a line to the saves file in one write call: a SIGKILL lands between lines or truncates the last. */
+	private static void write(OutputStream saves, String line) {
+		try {
+			saves.write((line + "\n").getBytes(StandardCharsets.UTF_8));
 		}
-
-		@Override
-		public <S> CompletionStage<Optional<DurableState<S>>> get(String persistenceId, Class<S> type) {
-			return this.delegate.get(persistenceId, type);
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
 		}
-
-		@Override
-		public CompletionStage<Void> upsert(String persistenceId, long revision, Object value) {
-			TagOffset offset = (value instanceof DurableStateOffsetStore.StoredCursor cursor) ? cursor.cursor().offset()
-					: (TagOffset) value;
-			long epoch = (value instanceof DurableStateOffsetStore.StoredCursor cursor) ? cursor.cursor().epoch() : 0;
-			return this.delegate.upsert(persistenceId, revision, value).whenComplete((ok, error) -> {
-				String outcome = (error == null) ? SharedProjectionRun.Save.APPLIED
-						: (Errors.unwrap(error) instanceof DurableStateConflictException) ? SharedProjectionRun.Save.REFUSED
-								: SharedProjectionRun.Save.UNKNOWN;
-				write(new SharedProjectionRun.Save(this.instance, persistenceId, revision, epoch, offset, outcome).line());
-			});
-		}
-
-		@Override
-		public CompletionStage<Void> delete(String persistenceId, long revision) {
-			return this.delegate.delete(persistenceId, revision);
-		}
-
-		private synchronized void write(String line) {
-			try {
-				// One write call per line: a SIGKILL lands between lines or truncates the last one.
-				this.saves.write((line + "\n").getBytes(StandardCharsets.UTF_8));
-			}
-			catch (IOException ex) {
-				throw new UncheckedIOException(ex);
-			}
-		}
-
 	}
 
 }

@@ -3,11 +3,8 @@ package io.cassandrajournal.projection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -21,18 +18,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.journal.PersistentEvent;
-import io.cassandrajournal.query.CassandraReadJournal;
 import io.cassandrajournal.query.FeedSettings;
 import io.cassandrajournal.query.TagFilter;
 import io.cassandrajournal.query.TagOffset;
-import io.cassandrajournal.serialization.JacksonEventSerializer;
-import io.cassandrajournal.state.CassandraDurableStateStore;
-import io.cassandrajournal.state.DurableState;
 import io.cassandrajournal.state.DurableStateConflictException;
 import io.cassandrajournal.state.DurableStateStore;
 import io.cassandrajournal.testing.AccountEvent;
@@ -56,9 +48,7 @@ import static org.awaitility.Awaitility.await;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SharedProjectionsIT {
 
-	private static final Duration LEASE_TIMEOUT = Duration.ofSeconds(3);
-
-	private static final Duration RENEW_INTERVAL = Duration.ofMillis(500);
+	private static final Duration LEASE_TIMEOUT = SharedProjectionFixture.LEASE_TIMEOUT;
 
 	private static final int SEGMENTS = 8;
 
@@ -74,17 +64,9 @@ class SharedProjectionsIT {
 
 	private static final String PROJECTION = "balances";
 
-	private TestKeyspace keyspace;
-
-	private CassandraJournalOptions options;
+	private SharedProjectionFixture shared;
 
 	private CassandraJournal journal;
-
-	private CassandraReadJournal query;
-
-	private CassandraDurableStateStore state;
-
-	private LeaseTable leases;
 
 	/** Every cursor write any instance attempted, in the order they completed. */
 	private final List<Write> writes = new CopyOnWriteArrayList<>();
@@ -93,13 +75,8 @@ class SharedProjectionsIT {
 
 	@BeforeAll
 	void create(TestKeyspace keyspace) {
-		this.keyspace = keyspace;
-		this.options = CassandraJournalOptions.create().withKeyspace(keyspace.name()).withUseTagIndex(true);
-		JacksonEventSerializer serializer = new JacksonEventSerializer();
-		this.journal = CassandraJournal.create(keyspace.session(), this.options, serializer);
-		this.query = CassandraReadJournal.create(this.journal, keyspace.session(), this.options, serializer);
-		this.state = CassandraDurableStateStore.create(keyspace.session(), this.options, serializer);
-		this.leases = LeaseTable.create(keyspace.session(), this.options);
+		this.shared = new SharedProjectionFixture(keyspace);
+		this.journal = this.shared.journal;
 	}
 
 	/**
@@ -218,17 +195,12 @@ class SharedProjectionsIT {
 	}
 
 	private static List<String> segmentKeys() {
-		return SliceRange.split(SEGMENTS).stream().map(SliceRange::key).toList();
+		return SharedProjectionFixture.segmentKeys(SEGMENTS);
 	}
 
 	/** @return each held segment's owner, from the lease rows */
 	private Map<String, String> owners() {
-		Map<String, String> owners = new HashMap<>();
-		for (String segment : segmentKeys()) {
-			Optional<Lease> row = result(this.leases.read(PROJECTION, segment));
-			row.filter((lease) -> lease.owner() != null).ifPresent((lease) -> owners.put(segment, lease.owner()));
-		}
-		return owners;
+		return this.shared.owners(PROJECTION, SEGMENTS);
 	}
 
 	/** One cursor write: who, which key and revision, the cursor and epoch, and whether Cassandra applied it. */
@@ -248,13 +220,13 @@ class SharedProjectionsIT {
 		final AtomicInteger holding = new AtomicInteger();
 
 		Instance(String id, String tag) {
-			DurableStateStore recording = new RecordingStore(id, SharedProjectionsIT.this.state);
-			this.engine = ProjectionEngine.builder(SharedProjectionsIT.this.journal)
-				.readJournal(SharedProjectionsIT.this.query)
-				.offsetStore(new DurableStateOffsetStore(recording))
-				.sharing(ProjectionSharing.create(SharedProjectionsIT.this.keyspace.session(), SharedProjectionsIT.this.options)
-					.withInstanceId(id)
-					.withLeaseTiming(LEASE_TIMEOUT, RENEW_INTERVAL))
+			DurableStateStore recording = new CursorWrites(SharedProjectionsIT.this.shared.state,
+					(key, revision, offset, epoch, error) -> {
+						if (error == null || Errors.unwrap(error) instanceof DurableStateConflictException) {
+							SharedProjectionsIT.this.writes.add(new Write(id, key, revision, offset, epoch, error == null));
+						}
+					});
+			this.engine = SharedProjectionsIT.this.shared.engine(id, recording)
 				.nanoClock(() -> System.nanoTime() - this.unCounted.get())
 				.build();
 			this.engine.register(Projection.byTag(PROJECTION, TagFilter.tag(tag), AccountEvent.class,
@@ -279,43 +251,6 @@ class SharedProjectionsIT {
 		void thawHandlers(Duration pause) {
 			this.unCounted.addAndGet(pause.toNanos());
 			this.paused.countDown();
-		}
-
-	}
-
-	/** Records every cursor write (key, revision, cursor, epoch, applied or not) and delegates. */
-	private final class RecordingStore implements DurableStateStore {
-
-		private final String instance;
-
-		private final DurableStateStore delegate;
-
-		RecordingStore(String instance, DurableStateStore delegate) {
-			this.instance = instance;
-			this.delegate = delegate;
-		}
-
-		@Override
-		public <S> CompletionStage<Optional<DurableState<S>>> get(String persistenceId, Class<S> type) {
-			return this.delegate.get(persistenceId, type);
-		}
-
-		@Override
-		public CompletionStage<Void> upsert(String persistenceId, long revision, Object value) {
-			TagOffset offset = (value instanceof DurableStateOffsetStore.StoredCursor cursor) ? cursor.cursor().offset()
-					: (TagOffset) value;
-			long epoch = (value instanceof DurableStateOffsetStore.StoredCursor cursor) ? cursor.cursor().epoch() : 0;
-			return this.delegate.upsert(persistenceId, revision, value).whenComplete((ok, error) -> {
-				if (error == null || Errors.unwrap(error) instanceof DurableStateConflictException) {
-					SharedProjectionsIT.this.writes
-						.add(new Write(this.instance, persistenceId, revision, offset, epoch, error == null));
-				}
-			});
-		}
-
-		@Override
-		public CompletionStage<Void> delete(String persistenceId, long revision) {
-			return this.delegate.delete(persistenceId, revision);
 		}
 
 	}
