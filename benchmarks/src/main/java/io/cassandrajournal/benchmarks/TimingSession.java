@@ -93,7 +93,9 @@ final class TimingSession {
 				&& args[0] instanceof Statement<?> statement) {
 			String kind = kind(statement);
 			long behind = behindMillis(statement);
-			((CompletionStage<?>) result).whenComplete((page, error) -> this.calls.add(new Call(kind, started,
+			// The caller gets the stage that completes after this note: its own stages (which consume the rows) run
+			// after it, not before (a CompletableFuture runs the dependents of one stage newest first).
+			return ((CompletionStage<?>) result).whenComplete((page, error) -> this.calls.add(new Call(kind, started,
 					System.nanoTime(), (page instanceof AsyncResultSet rs) ? rs.remaining() : 0, behind)));
 		}
 		return result;
