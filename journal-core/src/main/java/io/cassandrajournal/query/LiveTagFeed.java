@@ -205,10 +205,11 @@ public final class LiveTagFeed {
 				if (step.sweep.compareTo(floor) >= 0) {
 					return finish(step, now);
 				}
-				// The sweep reached its floor at its last read: it reads again once the floor has moved on by a
-				// step (1% of the window, 100 ms by default), not at every poll. It trails by that much more; what
-				// it delivers is the same (rows visible by the time it reads them), only up to a step later.
-				if (step.sweptToFloor && floor.timestamp() - step.sweep.timestamp() < this.sweepStepMillis) {
+				// The sweep reached its floor at its last read: it reads again once the time floor has moved on by
+				// a step (1% of the window, 100 ms by default), not at every poll. It trails by that much more; what
+				// it delivers is the same (rows visible by the time it reads them), only up to a step later. Measured
+				// against the time, not the floor: a head that stopped (no new events) is a floor that stays.
+				if (step.sweptToFloor && settled.timestamp() - step.sweep.timestamp() < this.sweepStepMillis) {
 					return finish(step, now);
 				}
 				return this.reader.read(this.filter, step.sweepBefore, now - backtrack, this.settings.pageSize())

@@ -159,6 +159,27 @@ class LiveTagFeedTest {
 		assertThat(delivered).containsExactly("late#1");
 	}
 
+	/**
+	 * The sweep's step is measured against the time floor ({@code now - backtrack}), not against the head: with no
+	 * new events the floor is the head, which does not move, and a sweep just below it must still reach it
+	 * (LateTagRowsIT's feed waited for its safe offset to pass the head: a first version of the step compared with
+	 * the head and never read again).
+	 */
+	@Test
+	void aSweepJustBelowAStillHeadReachesIt() {
+		SettableClock clock = new SettableClock(Instant.ofEpochMilli(109_950));
+		ScriptedIndex index = new ScriptedIndex();
+		index.add(100_000, "a", 1, true);
+		LiveTagFeed feed = new LiveTagFeed(index, TagFilter.tag("t"), TagOffset.START,
+				FeedSettings.DEFAULTS.withBacktrackWindow(Duration.ofSeconds(10)), clock);
+		assertThat(poll(feed)).containsExactly("a#1");
+		assertThat(feed.safeOffset().timestamp()).as("the sweep at its floor, 50 ms below the head").isEqualTo(99_950);
+
+		clock.advance(Duration.ofSeconds(10));
+		assertThat(poll(feed)).isEmpty();
+		assertThat(feed.safeOffset()).isEqualTo(feed.headOffset());
+	}
+
 	@Test
 	void aLateEventTheHeadPassedIsSweptEvenWhenTheHeadFallsBehindLater() {
 		SettableClock clock = new SettableClock(Instant.ofEpochMilli(100_000));
