@@ -47,8 +47,9 @@ public final class LiveTagFeed {
 	private boolean caughtUp;
 
 	/**
-	 * Whether the last sweep read reached its floor: the next one then waits until the floor has moved on by
-	 * {@link #sweepStepMillis} (issue 17: under a steady load every poll read the sweep's few milliseconds again).
+	 * Whether the last sweep read reached its floor: the next one then waits until the time floor
+	 * ({@code now - backtrack}) has moved on by {@link #sweepStepMillis} (issue 17: under a steady load every poll
+	 * read the sweep's few milliseconds again).
 	 */
 	private boolean sweptToFloor;
 
