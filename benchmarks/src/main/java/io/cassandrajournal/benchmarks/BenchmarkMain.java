@@ -187,6 +187,12 @@ public final class BenchmarkMain {
 			if (selected("projection", "end-to-end-push-loaded")) {
 				new LoadedEndToEnd(bench, reads, endToEndLoad).run(e2e).forEach((r) -> results.add(log(r)));
 			}
+			if (selected("projection", "projection-lanes-8-io")) {
+				results.add(log(new CommandAndLaneWorkloads(bench, reads).lanesWithIoHandler()));
+			}
+			if (selected("appends", "entity-command-cached")) {
+				results.add(log(new CommandAndLaneWorkloads(bench, reads).entityCommand()));
+			}
 			if (selected("projection", "projection-shared")) {
 				new SharedProjectionWorkloads(bench, reads).throughput(TagBucketing.NONE).forEach((r) -> results.add(log(r)));
 			}

@@ -48,6 +48,9 @@ final class LoadedEndToEnd {
 
 	private static final String OFFSET_SAVE = "UPDATE durable_state";
 
+	/** A tag read whose upper bound lies this far behind the clock is the trailing sweep's (10 s behind). */
+	private static final long SWEEP_BEHIND_MILLIS = 5_000;
+
 	private final Bench bench;
 
 	private final ReadWorkloads reads;
@@ -64,7 +67,29 @@ final class LoadedEndToEnd {
 	private record Probe(long started, long appended, long handled) {
 	}
 
+	/**
+	 * One round's counts over its measured window (from the first probe to the last).
+	 * @param seconds the window's length
+	 * @param wakeUps appends of the projection's tag completed in the window (load and probes): each wakes it
+	 * @param handled events the handler saw in the window
+	 */
+	private record Round(List<Probe> probes, List<TimingSession.Call> calls, double loadRate, long skipped,
+			double seconds, long wakeUps, long handled) {
+	}
+
+	/**
+	 * Runs {@code sizes.rounds()} rounds, each with a projection of its own (a new tag), and reports the probes of
+	 * all rounds together, with each round's p50, p99 and maximum and its request counts in the note.
+	 */
 	List<Result> run(List<Histogram> distributions) {
+		List<Round> rounds = new ArrayList<>();
+		for (int i = 0; i < this.bench.sizes().rounds(); i++) {
+			rounds.add(round());
+		}
+		return results(rounds, distributions);
+	}
+
+	private Round round() {
 		String tag = "e2e-load-" + System.nanoTime();
 		String probePid = tag + "-probe";
 		CassandraJournal journal = this.reads.journal();
@@ -98,6 +123,7 @@ final class LoadedEndToEnd {
 			waitUntil(() -> handled.sum() >= Math.max(10, this.loadPerSecond), "the projection to follow the load");
 			timed.recording(true);
 			long loadFrom = load.completed();
+			long handledFrom = handled.sum();
 			long from = System.nanoTime();
 			long head = 0;
 			for (int i = 0; i < this.bench.sizes().endToEndSamples(); i++) {
@@ -109,72 +135,112 @@ final class LoadedEndToEnd {
 				probes.add(new Probe(started, appended, handledAt(seen, head)));
 				sleep(5);
 			}
-			double loadRate = (load.completed() - loadFrom) / ((System.nanoTime() - from) / 1e9);
+			double seconds = (System.nanoTime() - from) / 1e9;
+			long loadAppends = load.completed() - loadFrom;
+			long handledInWindow = handled.sum() - handledFrom;
 			timed.recording(false);
 			load.stop();
-			return results(probes, timed.calls(), loadRate, load.skipped(), distributions);
+			return new Round(probes, timed.calls(), loadAppends / seconds, load.skipped(), seconds,
+					loadAppends + probes.size(), handledInWindow);
 		}
 		finally {
 			load.stop();
 		}
 	}
 
-	private List<Result> results(List<Probe> probes, List<TimingSession.Call> calls, double loadRate, long skipped,
-			List<Histogram> distributions) {
+	private List<Result> results(List<Round> rounds, List<Histogram> distributions) {
 		Histogram total = Stats.histogram();
 		Histogram append = Stats.histogram();
 		Histogram after = Stats.histogram();
 		Histogram afterNoSave = Stats.histogram();
 		Histogram afterSave = Stats.histogram();
 		Histogram readsBetween = new Histogram(3);
-		for (Probe probe : probes) {
-			total.recordValue(probe.handled - probe.started);
-			append.recordValue(probe.appended - probe.started);
-			long wait = Math.max(0, probe.handled - probe.appended);
-			after.recordValue(wait);
-			int reads = 0;
-			int saves = 0;
-			for (TimingSession.Call call : calls) {
-				if (call.startNanos() >= probe.handled) {
-					break;
-				}
-				if (call.kind().equals(TAG_READ) && call.startNanos() >= probe.appended) {
-					reads++;
-				}
-				if (call.kind().equals(OFFSET_SAVE) && call.endNanos() > probe.appended) {
-					saves++;
-				}
-			}
-			readsBetween.recordValue(reads);
-			(saves > 0 ? afterSave : afterNoSave).recordValue(wait);
-		}
 		Histogram tagReads = Stats.histogram();
 		Histogram saves = Stats.histogram();
-		for (TimingSession.Call call : calls) {
-			if (call.kind().equals(TAG_READ)) {
-				tagReads.recordValue(call.endNanos() - call.startNanos());
+		List<Double> p99s = new ArrayList<>();
+		List<String> perRound = new ArrayList<>();
+		double loadRate = 0;
+		long skipped = 0;
+		for (Round round : rounds) {
+			Histogram roundTotal = Stats.histogram();
+			for (Probe probe : round.probes()) {
+				roundTotal.recordValue(probe.handled - probe.started);
+				append.recordValue(probe.appended - probe.started);
+				long wait = Math.max(0, probe.handled - probe.appended);
+				after.recordValue(wait);
+				int reads = 0;
+				int savesMeanwhile = 0;
+				for (TimingSession.Call call : round.calls()) {
+					if (call.startNanos() >= probe.handled) {
+						break;
+					}
+					if (call.kind().equals(TAG_READ) && call.startNanos() >= probe.appended) {
+						reads++;
+					}
+					if (call.kind().equals(OFFSET_SAVE) && call.endNanos() > probe.appended) {
+						savesMeanwhile++;
+					}
+				}
+				readsBetween.recordValue(reads);
+				(savesMeanwhile > 0 ? afterSave : afterNoSave).recordValue(wait);
 			}
-			else if (call.kind().equals(OFFSET_SAVE)) {
-				saves.recordValue(call.endNanos() - call.startNanos());
+			total.add(roundTotal);
+			long headReads = 0;
+			long sweepReads = 0;
+			long otherReads = 0;
+			long rows = 0;
+			long roundSaves = 0;
+			for (TimingSession.Call call : round.calls()) {
+				if (call.kind().equals(TAG_READ)) {
+					tagReads.recordValue(call.endNanos() - call.startNanos());
+					rows += call.rows();
+					if (call.behindMillis() < 0) {
+						otherReads++;
+					}
+					else if (call.behindMillis() >= SWEEP_BEHIND_MILLIS) {
+						sweepReads++;
+					}
+					else {
+						headReads++;
+					}
+				}
+				else if (call.kind().equals(OFFSET_SAVE)) {
+					saves.recordValue(call.endNanos() - call.startNanos());
+					roundSaves++;
+				}
 			}
+			double s = round.seconds();
+			p99s.add(Stats.ms(roundTotal, 99));
+			perRound.add(String.format(Locale.ROOT,
+					"p50 %.1f / p99 %.1f / max %.1f ms over %.1f s: %.0f wake-ups/s, %.0f head reads/s, %.0f sweep "
+							+ "reads/s, %d other tag reads, %.0f offset saves/s, %.2f rows read per event handled",
+					Stats.ms(roundTotal, 50), Stats.ms(roundTotal, 99), roundTotal.getMaxValue() / 1e6, s,
+					round.wakeUps() / s, headReads / s, sweepReads / s, otherReads, roundSaves / s,
+					(double) rows / Math.max(1, round.handled())));
+			loadRate += round.loadRate() / rounds.size();
+			skipped += round.skipped();
 		}
 		String breakdown = String.format(Locale.ROOT,
 				"load %.0f appends/s of the projection's tag (asked %d, %d ticks skipped at %d in flight); probe's own "
 						+ "append p50 %.1f / p99 %.1f ms; append completed to handler p50 %.1f / p99 %.1f ms: %d probes "
 						+ "with an offset save in flight or started meanwhile (p50 %.1f / p99 %.1f ms), %d without "
 						+ "(p50 %.1f / p99 %.1f ms); tag reads started meanwhile p50 %d / p99 %d; the projection's tag "
-						+ "reads p50 %.1f / p99 %.1f ms (%d), offset saves p50 %.1f / p99 %.1f ms (%d)",
+						+ "reads p50 %.1f / p99 %.1f ms (%d), offset saves p50 %.1f / p99 %.1f ms (%d); max %.1f ms; "
+						+ "rounds: %s",
 				loadRate, this.loadPerSecond, skipped, LOAD_IN_FLIGHT, Stats.ms(append, 50), Stats.ms(append, 99),
 				Stats.ms(after, 50), Stats.ms(after, 99), afterSave.getTotalCount(), Stats.ms(afterSave, 50),
 				Stats.ms(afterSave, 99), afterNoSave.getTotalCount(), Stats.ms(afterNoSave, 50), Stats.ms(afterNoSave, 99),
 				readsBetween.getValueAtPercentile(50), readsBetween.getValueAtPercentile(99), Stats.ms(tagReads, 50),
 				Stats.ms(tagReads, 99), tagReads.getTotalCount(), Stats.ms(saves, 50), Stats.ms(saves, 99),
-				saves.getTotalCount());
+				saves.getTotalCount(), total.getMaxValue() / 1e6, String.join("; ", perRound));
 		System.out.println("end-to-end-push-loaded: " + breakdown);
 		distributions.add(total);
 		List<Result> results = new ArrayList<>();
 		results.add(new Result("end-to-end-push-loaded", "ms", Stats.ms(total, 50), null, Stats.ms(total, 50),
-				Stats.ms(total, 99), null, null, "append start to handler, same process, push, while " + breakdown));
+				Stats.ms(total, 99), null, null, "append start to handler, same process, push, while " + breakdown,
+				List.copyOf(p99s), List.of()));
+		results.add(new Result("end-to-end-push-loaded-max", "ms", total.getMaxValue() / 1e6, null, null, null, null,
+				null, "the slowest probe of all rounds, append start to handler (end-to-end-push-loaded)"));
 		results.add(new Result("end-to-end-push-loaded-after-append", "ms", Stats.ms(after, 50), null,
 				Stats.ms(after, 50), Stats.ms(after, 99), null, null,
 				"the probe's append completed to handler (the library's part of end-to-end-push-loaded)"));

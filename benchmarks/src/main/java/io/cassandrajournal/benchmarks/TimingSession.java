@@ -14,6 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.BatchStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
@@ -37,8 +38,12 @@ final class TimingSession {
 	 * @param kind first keyword and table, such as {@code SELECT events_by_tag}
 	 * @param startNanos when it was sent ({@link System#nanoTime()})
 	 * @param endNanos when its first page or its failure arrived
+	 * @param rows rows of its first page (0 for a write or a failure)
+	 * @param behindMillis for a bounded tag read ({@code ... AND (timestamp) <= (?) LIMIT ?}), how far its upper
+	 * bound lay behind the wall clock when it was sent (the trailing sweep reads 10 s behind, the head at once);
+	 * -1 for other requests
 	 */
-	record Call(String kind, long startNanos, long endNanos) {
+	record Call(String kind, long startNanos, long endNanos, int rows, long behindMillis) {
 
 		double millis() {
 			return (this.endNanos - this.startNanos) / 1e6;
@@ -87,10 +92,22 @@ final class TimingSession {
 		if (this.recording && "executeAsync".equals(method.getName()) && args != null && args.length == 1
 				&& args[0] instanceof Statement<?> statement) {
 			String kind = kind(statement);
-			((CompletionStage<?>) result)
-				.whenComplete((page, error) -> this.calls.add(new Call(kind, started, System.nanoTime())));
+			long behind = behindMillis(statement);
+			// The caller gets the stage that completes after this note: its own stages (which consume the rows) run
+			// after it, not before (a CompletableFuture runs the dependents of one stage newest first).
+			return ((CompletionStage<?>) result).whenComplete((page, error) -> this.calls.add(new Call(kind, started,
+					System.nanoTime(), (page instanceof AsyncResultSet rs) ? rs.remaining() : 0, behind)));
 		}
 		return result;
+	}
+
+	/** @return how far a bounded tag read's upper time stamp lies behind now, in ms; -1 if not such a read */
+	private static long behindMillis(Statement<?> statement) {
+		if (statement instanceof BoundStatement bound && bound.size() == 6
+				&& bound.getPreparedStatement().getQuery().contains("(timestamp) <= (?) LIMIT ?")) {
+			return Math.max(0, System.currentTimeMillis() - bound.getLong(4));
+		}
+		return -1;
 	}
 
 	static String kind(Statement<?> statement) {

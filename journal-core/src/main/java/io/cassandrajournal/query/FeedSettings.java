@@ -19,9 +19,10 @@ import java.util.Objects;
  * <b>Guarantee:</b> an event that becomes visible at most {@code backtrackWindow} after its time stamp is
  * delivered, once per run of the feed. An event later than that is missed by a running feed (rebuild the
  * projection, or widen the window). The sweep costs at most one extra read of each event; while catching up
- * on old events it is skipped. The offset a projection stores is the sweep's (everything before it was
- * delivered), so after a restart up to {@code backtrackWindow} of events may be delivered again
- * (at-least-once).
+ * on old events it is skipped; once it has reached {@code now - backtrackWindow} it reads again when that floor
+ * has moved on by 1% of {@code backtrackWindow}, not at every poll. The offset a projection stores is the
+ * sweep's (everything before it was delivered), so after a restart up to {@code backtrackWindow} of events may
+ * be delivered again (at-least-once).
  *
  * @param consistencyWindow how far behind real time the head stops; 0 gives the lowest latency (late events
  * are then caught by the sweep, possibly after newer ones)

@@ -46,6 +46,16 @@ public final class LiveTagFeed {
 
 	private boolean caughtUp;
 
+	/**
+	 * Whether the last sweep read reached its floor: the next one then waits until the time floor
+	 * ({@code now - backtrack}) has moved on by {@link #sweepStepMillis} (issue 17: under a steady load every poll
+	 * read the sweep's few milliseconds again).
+	 */
+	private boolean sweptToFloor;
+
+	/** How far the sweep's floor moves between two sweep reads once the sweep has caught up: 1% of the window. */
+	private final long sweepStepMillis;
+
 	/** Delivered events not yet passed by the sweep, for de-duplication. */
 	private final TreeMap<TagOffset, Boolean> delivered = new TreeMap<>();
 
@@ -86,6 +96,7 @@ public final class LiveTagFeed {
 		this.head = start;
 		this.sweep = start;
 		this.inFlightWaitMillis = inFlightWait.toMillis();
+		this.sweepStepMillis = Math.max(1, settings.backtrackWindow().toMillis() / 100);
 		this.lateRows = (this.inFlightWaitMillis > 0) ? lateRows : null;
 	}
 
@@ -122,13 +133,18 @@ public final class LiveTagFeed {
 	 * @param persistenceId the append's persistenceId
 	 * @param firstSequenceNr its first sequence number
 	 * @param lastSequenceNr its last sequence number
+	 * @return whether it rewound: {@code false} when this feed delivered one of the append's events already (a
+	 * projection then needs no poll for it)
 	 */
-	public synchronized void rewind(long timestamp, String persistenceId, long firstSequenceNr, long lastSequenceNr) {
+	public synchronized boolean rewind(long timestamp, String persistenceId, long firstSequenceNr,
+			long lastSequenceNr) {
 		TagOffset first = new TagOffset(timestamp, persistenceId, firstSequenceNr);
 		TagOffset last = new TagOffset(timestamp, persistenceId, lastSequenceNr);
 		if (this.delivered.subMap(first, true, last, true).isEmpty()) {
 			rewind(timestamp);
+			return true;
 		}
+		return false;
 	}
 
 	/** @return whether the last poll's head read reached the newest readable event */
@@ -161,6 +177,7 @@ public final class LiveTagFeed {
 				this.head = rewound;
 			}
 			step = new Step(this.head, this.sweep);
+			step.sweptToFloor = this.sweptToFloor;
 		}
 		return this.reader
 			.read(this.filter, step.headBefore, now - this.settings.consistencyWindow().toMillis(),
@@ -182,10 +199,18 @@ public final class LiveTagFeed {
 				if (!page.caughtUp() && step.sweep.compareTo(step.headBefore) >= 0) {
 					if (floor.compareTo(step.sweep) > 0) {
 						step.sweep = floor;
+						step.sweptToFloor = true;
 					}
 					return finish(step, now);
 				}
 				if (step.sweep.compareTo(floor) >= 0) {
+					return finish(step, now);
+				}
+				// The sweep reached its floor at its last read: it reads again once the time floor has moved on by
+				// a step (1% of the window, 100 ms by default), not at every poll. It trails by that much more; what
+				// it delivers is the same (rows visible by the time it reads them), only up to a step later. Measured
+				// against the time, not the floor: a head that stopped (no new events) is a floor that stays.
+				if (step.sweptToFloor && settled.timestamp() - step.sweep.timestamp() < this.sweepStepMillis) {
 					return finish(step, now);
 				}
 				return this.reader.read(this.filter, step.sweepBefore, now - backtrack, this.settings.pageSize())
@@ -198,6 +223,7 @@ public final class LiveTagFeed {
 						if (late.caughtUp() && floor.compareTo(step.sweep) > 0) {
 							step.sweep = floor;
 						}
+						step.sweptToFloor = late.caughtUp();
 						return finish(step, now);
 					});
 			});
@@ -215,6 +241,9 @@ public final class LiveTagFeed {
 		TagOffset sweep;
 
 		boolean caughtUp;
+
+		/** See {@link LiveTagFeed#sweptToFloor}: carried over, set by this poll's sweep read. */
+		boolean sweptToFloor;
 
 		final List<TaggedEvent<String>> out = new ArrayList<>();
 
@@ -289,6 +318,7 @@ public final class LiveTagFeed {
 			this.head = step.head;
 			this.sweep = step.sweep;
 			this.caughtUp = step.caughtUp;
+			this.sweptToFloor = step.sweptToFloor;
 			this.lateRowsSkipped += step.skipped.size();
 			if (this.settings.backtrackWindow().isZero()) {
 				this.delivered.clear();

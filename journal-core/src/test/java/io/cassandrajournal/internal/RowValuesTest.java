@@ -45,6 +45,23 @@ class RowValuesTest {
 	}
 
 	@Test
+	void decodesTextAsTheDriversCodecDoesWithoutMovingTheBuffer() {
+		for (String value : List.of("", "orders-1", "über", "日本", "\uD83D\uDE00 emoji", "{\"amount\":25}")) {
+			ByteBuffer encoded = TypeCodecs.TEXT.encode(value, ProtocolVersion.V5);
+			ByteBuffer outer = ByteBuffer.allocate(encoded.remaining() + 3);
+			outer.position(3);
+			outer.put(encoded.duplicate());
+			outer.position(3);
+			assertThat(RowValues.text(outer)).isEqualTo(TypeCodecs.TEXT.decode(encoded, ProtocolVersion.V5))
+				.isEqualTo(value);
+			assertThat(outer.position()).isEqualTo(3);
+			ByteBuffer direct = ByteBuffer.allocateDirect(encoded.remaining()).put(encoded.duplicate()).flip();
+			assertThat(RowValues.text(direct)).isEqualTo(value);
+		}
+		assertThat(RowValues.text(null)).isNull();
+	}
+
+	@Test
 	void nullAndEmptyAreTheEmptySet() {
 		assertThat(RowValues.textSet(null, ProtocolVersion.V5)).isEmpty();
 		assertThat(RowValues.textSet(ByteBuffer.allocate(0), ProtocolVersion.V5)).isEmpty();

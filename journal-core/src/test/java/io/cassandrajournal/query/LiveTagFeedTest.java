@@ -88,6 +88,98 @@ class LiveTagFeedTest {
 		return result(feed.poll()).stream().map((e) -> e.event().persistenceId() + "#" + e.event().sequenceNr()).toList();
 	}
 
+	/** Counts the reads of a reader by whether their upper bound is the sweep's ({@code now - backtrack}). */
+	static final class CountingReads implements TagEventReader {
+
+		private final TagEventReader delegate;
+
+		private final java.time.Clock clock;
+
+		private final long backtrackMillis;
+
+		int head;
+
+		int sweep;
+
+		CountingReads(TagEventReader delegate, java.time.Clock clock, Duration backtrack) {
+			this.delegate = delegate;
+			this.clock = clock;
+			this.backtrackMillis = backtrack.toMillis();
+		}
+
+		@Override
+		public CompletionStage<EventsPage<String>> read(TagFilter filter, TagOffset after, long upperTimestamp,
+				int limit) {
+			if (upperTimestamp <= this.clock.millis() - this.backtrackMillis) {
+				this.sweep++;
+			}
+			else {
+				this.head++;
+			}
+			return this.delegate.read(filter, after, upperTimestamp, limit);
+		}
+
+	}
+
+	/**
+	 * Issue 17: under a steady load the projection polled a few hundred times a second and every poll read the
+	 * sweep's few milliseconds again (two tag reads per poll). Once the sweep has reached its floor, it reads again
+	 * only when the floor has moved on by 1% of the window (100 ms of the default 10 s); a late event is still swept.
+	 */
+	@Test
+	void theSweepReadsAgainOnlyOnceItsFloorMovedOnByOnePercentOfTheWindow() {
+		SettableClock clock = new SettableClock(Instant.ofEpochMilli(100_000));
+		ScriptedIndex index = new ScriptedIndex();
+		index.add(99_000, "a", 1, true);
+		index.add(99_500, "late", 1, false);
+		index.add(99_800, "b", 1, true);
+		CountingReads reads = new CountingReads(index, clock, Duration.ofSeconds(10));
+		LiveTagFeed feed = new LiveTagFeed(reads, TagFilter.tag("t"), TagOffset.START,
+				FeedSettings.DEFAULTS.withBacktrackWindow(Duration.ofSeconds(10)), clock);
+		assertThat(poll(feed)).containsExactly("a#1", "b#1");
+		assertThat(reads.sweep).isEqualTo(1);
+
+		for (int i = 0; i < 20; i++) {
+			clock.advance(Duration.ofMillis(4));
+			assertThat(poll(feed)).isEmpty();
+		}
+		assertThat(reads.head).isEqualTo(21);
+		assertThat(reads.sweep).as("80 ms after the last sweep read: none").isEqualTo(1);
+		clock.advance(Duration.ofMillis(20));
+		assertThat(poll(feed)).isEmpty();
+		assertThat(reads.sweep).as("100 ms after it: one").isEqualTo(2);
+
+		// The late event becomes visible after the head passed it: swept once the floor passes its stamp.
+		index.show(99_500, "late", 1);
+		List<String> delivered = new ArrayList<>();
+		for (int i = 0; i < 120; i++) {
+			clock.advance(Duration.ofMillis(90));
+			delivered.addAll(poll(feed));
+		}
+		assertThat(delivered).containsExactly("late#1");
+	}
+
+	/**
+	 * The sweep's step is measured against the time floor ({@code now - backtrack}), not against the head: with no
+	 * new events the floor is the head, which does not move, and a sweep just below it must still reach it
+	 * (LateTagRowsIT's feed waited for its safe offset to pass the head: a first version of the step compared with
+	 * the head and never read again).
+	 */
+	@Test
+	void aSweepJustBelowAStillHeadReachesIt() {
+		SettableClock clock = new SettableClock(Instant.ofEpochMilli(109_950));
+		ScriptedIndex index = new ScriptedIndex();
+		index.add(100_000, "a", 1, true);
+		LiveTagFeed feed = new LiveTagFeed(index, TagFilter.tag("t"), TagOffset.START,
+				FeedSettings.DEFAULTS.withBacktrackWindow(Duration.ofSeconds(10)), clock);
+		assertThat(poll(feed)).containsExactly("a#1");
+		assertThat(feed.safeOffset().timestamp()).as("the sweep at its floor, 50 ms below the head").isEqualTo(99_950);
+
+		clock.advance(Duration.ofSeconds(10));
+		assertThat(poll(feed)).isEmpty();
+		assertThat(feed.safeOffset()).isEqualTo(feed.headOffset());
+	}
+
 	@Test
 	void aLateEventTheHeadPassedIsSweptEvenWhenTheHeadFallsBehindLater() {
 		SettableClock clock = new SettableClock(Instant.ofEpochMilli(100_000));
