@@ -622,7 +622,9 @@ public final class CassandraJournalOptions {
 	 * @return the function that puts a persistenceId in its slice (projection segments, the sliced tag index): the
 	 * one set with {@link #withSliceHash}, else {@link SliceHash#MURMUR3}, a new keyspace's. The journal's factories
 	 * ({@code CassandraJournal.create}, {@code verifyLayout}, {@code CassandraReadJournal.create}) replace an unset
-	 * function by the keyspace's recorded one; {@code CassandraJournal.options()} shows the adopted value
+	 * function by the keyspace's recorded one; {@code CassandraJournal.options()} shows the adopted value. Call
+	 * {@code verifyLayout} first and build from the options it returns: they set the function, so the factories
+	 * do not read the record again
 	 */
 	public SliceHash sliceHash() {
 		SliceHash set = this.sliceHash;

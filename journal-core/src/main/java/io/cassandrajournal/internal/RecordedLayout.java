@@ -17,7 +17,8 @@ import io.cassandrajournal.SliceHash;
  * {@code slice-hash}. The journal's factories ({@code CassandraJournal.create}, {@code CassandraReadJournal.create},
  * {@code TagIndexBackfill.create}) pass their options through {@link #adopt} before building anything that puts an
  * entity in a slice, so an instance upgraded from a version before {@code slice-hash} keeps the keyspace's
- * {@code string-hash} without being told.
+ * {@code string-hash} without being told. Options returned by {@code verifyLayout} set the function, so
+ * {@link #adopt} reads nothing for them: a start that verifies first reads the record once.
  */
 public final class RecordedLayout {
 

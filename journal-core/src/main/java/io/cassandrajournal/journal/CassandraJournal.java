@@ -99,7 +99,12 @@ public final class CassandraJournal implements Journal {
 	}
 
 	/**
-	 * Checks the keyspace, creates or checks the tables, and prepares every statement.
+	 * Checks the keyspace, creates or checks the tables, and prepares every statement. Call
+	 * {@link #verifyLayout} first and pass the options it returns: they carry the keyspace's recorded layout
+	 * ({@code slice-hash}), and nothing more is read. Options that leave {@code slice-hash} unset make this factory
+	 * look the layout record up itself (a look-up in {@code system_schema.tables} and a serial read): the safe
+	 * default for a keyspace recorded by an older version, but on a new keyspace it takes the default
+	 * ({@code murmur3}) when no record exists yet, even if another instance records another function a moment later.
 	 * @param session an open session (not closed by the journal)
 	 * @param options the options; the keyspace must be set and exist
 	 * @param serializer turns payloads into JSON text
@@ -144,7 +149,9 @@ public final class CassandraJournal implements Journal {
 	 * a backfill), stop every instance and update or delete the record. {@code slice-hash} left unset
 	 * ({@link CassandraJournalOptions#configuredSliceHash()} empty) is not compared but adopted: a new keyspace
 	 * records murmur3, an existing record's function is kept ({@code string-hash} for a record written before the
-	 * setting existed, added to the record); set, it is compared like the others.
+	 * setting existed, added to the record); set, it is compared like the others. Call it before building the
+	 * journal, read journal and backfill, and build them from the options it returns: the record is then read once
+	 * per start, and every part uses the function the record holds, also when another instance recorded it first.
 	 * @param session an open session
 	 * @param options this instance's options
 	 * @return the options with the recorded values of the settings they leave unset ({@code slice-hash}), as the

@@ -7,10 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import com.datastax.oss.driver.api.core.CqlIdentifier;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.DriverTimeoutException;
 import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import com.datastax.oss.driver.api.core.servererrors.WriteTimeoutException;
 import com.datastax.oss.driver.internal.core.util.concurrent.CompletableFutures;
 import org.slf4j.Logger;
@@ -105,10 +105,12 @@ final class LayoutRecord {
 		Row recorded = session.execute(statements.serialRead("SELECT settings FROM " + table + " WHERE id = ?").bind(KEY))
 			.one();
 		if (recorded == null) {
-			boolean eventsTable = session.getMetadata()
-				.getKeyspace(CqlIdentifier.fromInternal(keyspace))
-				.flatMap((ks) -> ks.getTable(CqlIdentifier.fromInternal(options.eventsTable())))
-				.isPresent();
+			// Asked of the node, not of the driver's schema metadata, which may be off or filtered: a missed events
+			// table would record this instance's values over events written with others (finding 27, engineer L).
+			boolean eventsTable = session.execute(SimpleStatement
+				.newInstance("SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?",
+						keyspace, options.eventsTable())
+				.setIdempotent(true)).one() != null;
 			boolean hadEvents = eventsTable && session
 				.execute(statements.read("SELECT persistence_id FROM " + keyspace + "." + options.eventsTable() + " LIMIT 1")
 					.bind())

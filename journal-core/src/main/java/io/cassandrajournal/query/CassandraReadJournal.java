@@ -88,7 +88,9 @@ public final class CassandraReadJournal implements ReadJournal {
 	/**
 	 * @param journal the journal (for per-persistenceId reads and persistenceIds)
 	 * @param session the session the journal uses
-	 * @param options the journal's options
+	 * @param options the journal's options: those {@code CassandraJournal.verifyLayout} returned (then the layout
+	 * record is not read here); options that leave {@code slice-hash} unset make this factory look it up
+	 * (a look-up in {@code system_schema.tables} and a serial read)
 	 * @param serializer the journal's serializer
 	 * @return the read journal
 	 */

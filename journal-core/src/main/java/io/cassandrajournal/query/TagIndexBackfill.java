@@ -105,7 +105,10 @@ public final class TagIndexBackfill {
 	/**
 	 * @param journal the journal whose events to index
 	 * @param session its session
-	 * @param options its options (the tag index table is created if missing)
+	 * @param options its options (the tag index table is created if missing): those
+	 * {@code CassandraJournal.verifyLayout} returned (then the layout record is not read here); options that leave
+	 * {@code slice-hash} unset make this factory look it up (a look-up in {@code system_schema.tables} and a serial
+	 * read)
 	 * @return the tool
 	 */
 	public static TagIndexBackfill create(CassandraJournal journal, CqlSession session, CassandraJournalOptions options) {

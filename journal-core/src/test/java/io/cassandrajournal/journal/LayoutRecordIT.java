@@ -14,6 +14,8 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.cql.Row;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
@@ -25,7 +27,9 @@ import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testing.FaultInjectingSession;
 import io.cassandrajournal.testsupport.CassandraTest;
+import io.cassandrajournal.testsupport.SharedCassandra;
 import io.cassandrajournal.testsupport.TestKeyspace;
+import io.cassandrajournal.testsupport.TestSessions;
 
 import static io.cassandrajournal.testing.Await.result;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -325,6 +329,32 @@ class LayoutRecordIT {
 			.execute("SELECT settings FROM " + keyspace.name() + ".sized_events_layout WHERE id = 'layout'")
 			.one()).as("nothing recorded").isNull();
 		CassandraJournal.verifyLayout(keyspace.session(), writtenWith);
+	}
+
+	/**
+	 * Engineer L, 2026-12-02 (finding 27): a session without schema metadata ({@code advanced.metadata.schema.enabled
+	 * = false}, or the keyspace filtered out of it) must still see that the journal has events when no record exists:
+	 * the check asked the driver's metadata whether the events table exists, took "no" for a new keyspace, skipped the
+	 * partition-size check and recorded this instance's values (here a wrong partition size, which would then refuse
+	 * the correctly configured instances).
+	 */
+	@Test
+	void aSessionWithoutSchemaMetadataStillSeesTheEventsOfAJournalWithoutARecord(TestKeyspace keyspace) {
+		CassandraJournalOptions writtenWith = options(keyspace, "nometa_events").withPartitionSize(2);
+		CassandraJournal journal = CassandraJournal.create(keyspace.session(), writtenWith, new JacksonEventSerializer());
+		result(journal.append("nometa-1", 0, List.of(EventToAppend.of(new Deposited(1)), EventToAppend.of(new Deposited(2)),
+				EventToAppend.of(new Deposited(3)))));
+		try (CqlSession noMetadata = TestSessions.open(SharedCassandra.contactPoints(), SharedCassandra.datacenter(),
+				keyspace.name(), TestSessions.testConfig()
+					.withBoolean(DefaultDriverOption.METADATA_SCHEMA_ENABLED, false))) {
+			assertThatExceptionOfType(io.cassandrajournal.JournalSchemaException.class)
+				.isThrownBy(() -> CassandraJournal.verifyLayout(noMetadata,
+						options(keyspace, "nometa_events").withPartitionSize(1000)))
+				.withMessageContaining("journal.cassandra.partition-size=1000");
+		}
+		assertThat(keyspace.session()
+			.execute("SELECT settings FROM " + keyspace.name() + ".nometa_events_layout WHERE id = 'layout'")
+			.one()).as("nothing recorded").isNull();
 	}
 
 }

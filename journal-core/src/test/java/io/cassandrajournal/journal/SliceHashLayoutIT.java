@@ -4,7 +4,6 @@ import java.util.List;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
-import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import org.junit.jupiter.api.Test;
 
 import io.cassandrajournal.CassandraJournalOptions;
@@ -14,6 +13,7 @@ import io.cassandrajournal.query.CassandraReadJournal;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.testing.AccountEvent;
 import io.cassandrajournal.testing.Await;
+import io.cassandrajournal.testing.SlicedRows;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.SharedCassandra;
 import io.cassandrajournal.testsupport.TestKeyspace;
@@ -159,11 +159,8 @@ class SliceHashLayoutIT {
 			.isNotEqualTo(groupOf(SliceHash.MURMUR3, ID));
 		CassandraJournal journal = CassandraJournal.create(keyspace.session(), options, new JacksonEventSerializer());
 		Await.result(journal.append(ID, 0, List.of(EventToAppend.of(new AccountEvent.Deposited(1), tag))));
-		assertThat(keyspace.session()
-			.execute(SimpleStatement.newInstance("SELECT count(*) FROM " + keyspace.name() + "." + tags
-					+ "_sliced16 WHERE tag = ? AND slice_group = ?", tag, groupOf(SliceHash.STRING_HASH, ID)))
-			.one()
-			.getLong(0)).as("the sliced row in the string-hash group").isEqualTo(1);
+		assertThat(SlicedRows.of(keyspace.session(), keyspace.name(), tags + "_sliced16")
+			.groupRows(tag, groupOf(SliceHash.STRING_HASH, ID))).as("the sliced row in the string-hash group").isEqualTo(1);
 		CassandraReadJournal query = CassandraReadJournal.create(journal, keyspace.session(), options,
 				new JacksonEventSerializer());
 		assertThat(query.sliceOf(ID)).isEqualTo(SliceHash.STRING_HASH.slice(ID));

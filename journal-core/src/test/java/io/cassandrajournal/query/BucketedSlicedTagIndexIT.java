@@ -9,8 +9,6 @@ import java.util.Map;
 import java.util.UUID;
 
 import com.datastax.oss.driver.api.core.CqlSession;
-import com.datastax.oss.driver.api.core.cql.Row;
-import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -26,10 +24,12 @@ import io.cassandrajournal.retention.TagBucket;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testing.SettableClock;
+import io.cassandrajournal.testing.SlicedRows;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
 
 import static io.cassandrajournal.testing.Await.result;
+import static io.cassandrajournal.testing.SlicedRows.drain;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
@@ -92,21 +92,6 @@ class BucketedSlicedTagIndexIT {
 		return this.keyspace.session();
 	}
 
-	private static String key(TaggedEvent<String> event) {
-		return event.event().persistenceId() + "#" + event.event().sequenceNr();
-	}
-
-	private static List<TaggedEvent<String>> drain(LiveTagFeed feed) {
-		List<TaggedEvent<String>> all = new ArrayList<>();
-		List<TaggedEvent<String>> batch;
-		do {
-			batch = result(feed.poll());
-			all.addAll(batch);
-		}
-		while (!batch.isEmpty() || !feed.caughtUp());
-		return all;
-	}
-
 	/**
 	 * Appends one event to each of 40 entities per round, some also under a second tag, {@link #ROUNDS} rounds, the
 	 * clock one minute further (a new bucket) each round.
@@ -150,15 +135,15 @@ class BucketedSlicedTagIndexIT {
 						.toList();
 					List<TaggedEvent<String>> mine = drain(
 							this.query.liveEventsByTag(filter, TagOffset.START, NO_WINDOWS, first, last));
-					assertThat(mine.stream().map(BucketedSlicedTagIndexIT::key).toList())
+					assertThat(mine.stream().map(SlicedRows::key).toList())
 						.as("%s, %d segments, slices %d-%d", filter.canonical(), segments, first, last)
-						.containsExactlyElementsOf(expected.stream().map(BucketedSlicedTagIndexIT::key).toList());
+						.containsExactlyElementsOf(expected.stream().map(SlicedRows::key).toList());
 					assertThat(mine.stream().map(TaggedEvent::offset).toList())
 						.containsExactlyElementsOf(expected.stream().map(TaggedEvent::offset).toList());
-					union.addAll(mine.stream().map(BucketedSlicedTagIndexIT::key).toList());
+					union.addAll(mine.stream().map(SlicedRows::key).toList());
 				}
 				assertThat(union)
-					.containsExactlyInAnyOrderElementsOf(whole.stream().map(BucketedSlicedTagIndexIT::key).toList());
+					.containsExactlyInAnyOrderElementsOf(whole.stream().map(SlicedRows::key).toList());
 			}
 		}
 		// Every row sits in the partition of its bucket and its persistenceId's group, and nowhere else.
@@ -189,7 +174,7 @@ class BucketedSlicedTagIndexIT {
 		assertThat(groupRows(tag, group)).isEqualTo(before - 2);
 		int slice = TagSlices.sliceOf(this.options.sliceHash(), victim);
 		List<String> keys = drain(this.query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, NO_WINDOWS, slice,
-				slice)).stream().map(BucketedSlicedTagIndexIT::key).toList();
+				slice)).stream().map(SlicedRows::key).toList();
 		assertThat(keys).contains(victim + "#3", victim + "#4").doesNotContain(victim + "#1", victim + "#2");
 	}
 
@@ -229,9 +214,9 @@ class BucketedSlicedTagIndexIT {
 		List<String> union = new ArrayList<>();
 		for (int from = 0; from < TagSlices.SLICES; from += 256) {
 			union.addAll(drain(this.query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, NO_WINDOWS, from,
-					from + 255)).stream().map(BucketedSlicedTagIndexIT::key).toList());
+					from + 255)).stream().map(SlicedRows::key).toList());
 		}
-		assertThat(union).containsExactlyInAnyOrderElementsOf(whole.stream().map(BucketedSlicedTagIndexIT::key).toList());
+		assertThat(union).containsExactlyInAnyOrderElementsOf(whole.stream().map(SlicedRows::key).toList());
 	}
 
 	@Test
@@ -255,23 +240,20 @@ class BucketedSlicedTagIndexIT {
 					new JournalLayoutMismatchException.Mismatch("tag-bucketing", "MINUTE", "HOUR")));
 	}
 
+	private SlicedRows rows() {
+		return SlicedRows.bucketed(session(), this.keyspace.name(), SLICED, "bs_tags_minute_buckets");
+	}
+
 	private int groupRows(String tag, int group) {
-		int rows = 0;
-		for (Row bucket : session().execute(SimpleStatement.newInstance("SELECT bucket FROM " + this.keyspace.name()
-				+ ".bs_tags_minute_buckets WHERE tag = ? AND bucket >= 0", tag))) {
-			rows += partitionRows(tag, bucket.getLong(0), group);
-		}
-		return rows;
+		return rows().groupRows(tag, group);
 	}
 
 	private int partitionRows(String tag, long bucket, int group) {
-		return (int) session().execute(SimpleStatement.newInstance("SELECT count(*) FROM " + this.keyspace.name() + "."
-				+ SLICED + " WHERE tag = ? AND bucket = ? AND slice_group = ?", tag, bucket, group)).one().getLong(0);
+		return rows().partitionRows(tag, bucket, group);
 	}
 
 	private boolean inRange(String persistenceId, int from, int to) {
-		int slice = TagSlices.sliceOf(this.options.sliceHash(), persistenceId);
-		return slice >= from && slice <= to;
+		return SlicedRows.inRange(this.options.sliceHash(), persistenceId, from, to);
 	}
 
 }

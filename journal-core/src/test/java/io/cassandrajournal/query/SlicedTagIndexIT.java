@@ -26,11 +26,13 @@ import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testing.FaultInjectingSession;
 import io.cassandrajournal.testing.SettableClock;
+import io.cassandrajournal.testing.SlicedRows;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
 
 import static io.cassandrajournal.testing.Await.result;
 import static io.cassandrajournal.testing.FaultInjectingSession.writesTo;
+import static io.cassandrajournal.testing.SlicedRows.drain;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -79,21 +81,6 @@ class SlicedTagIndexIT {
 		return this.keyspace.session();
 	}
 
-	private static String key(TaggedEvent<String> event) {
-		return event.event().persistenceId() + "#" + event.event().sequenceNr();
-	}
-
-	private static List<TaggedEvent<String>> drain(LiveTagFeed feed) {
-		List<TaggedEvent<String>> all = new ArrayList<>();
-		List<TaggedEvent<String>> batch;
-		do {
-			batch = result(feed.poll());
-			all.addAll(batch);
-		}
-		while (!batch.isEmpty() || !feed.caughtUp());
-		return all;
-	}
-
 	/** Appends 3 events to each of 48 entities, some also under a second tag, the clock moving in between. */
 	private Map<String, Long> append(String tag, String other) {
 		Map<String, Long> heads = new HashMap<>();
@@ -130,11 +117,11 @@ class SlicedTagIndexIT {
 					int last = from + size - 1;
 					List<String> expected = whole.stream()
 						.filter((e) -> inRange(e.event().persistenceId(), first, last))
-						.map(SlicedTagIndexIT::key)
+						.map(SlicedRows::key)
 						.toList();
 					List<TaggedEvent<String>> mine = drain(
 							this.query.liveEventsByTag(filter, TagOffset.START, NO_WINDOWS, first, last));
-					assertThat(mine.stream().map(SlicedTagIndexIT::key).toList())
+					assertThat(mine.stream().map(SlicedRows::key).toList())
 						.as("%s, %d segments, slices %d-%d", filter.canonical(), segments, first, last)
 						.containsExactlyElementsOf(expected);
 					assertThat(mine.stream().map(TaggedEvent::offset).toList())
@@ -144,7 +131,7 @@ class SlicedTagIndexIT {
 							.toList());
 					union.addAll(expected);
 				}
-				assertThat(union).containsExactlyInAnyOrderElementsOf(whole.stream().map(SlicedTagIndexIT::key).toList());
+				assertThat(union).containsExactlyInAnyOrderElementsOf(whole.stream().map(SlicedRows::key).toList());
 			}
 		}
 		// Every row sits in its persistenceId's group partition, and nowhere else.
@@ -170,7 +157,7 @@ class SlicedTagIndexIT {
 		assertThat(groupRows(tag, group)).isEqualTo(before - 2);
 		int slice = TagSlices.sliceOf(this.options.sliceHash(), victim);
 		List<String> keys = drain(this.query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, NO_WINDOWS, slice,
-				slice)).stream().map(SlicedTagIndexIT::key).toList();
+				slice)).stream().map(SlicedRows::key).toList();
 		assertThat(keys).contains(victim + "#3").doesNotContain(victim + "#1", victim + "#2");
 	}
 
@@ -194,7 +181,7 @@ class SlicedTagIndexIT {
 		// A feed started just before the rows (so they are not history it catches up on), over the orphan's slice.
 		LiveTagFeed feed = this.query.liveEventsByTag(TagFilter.tag(tag),
 				new TagOffset(stamp - 1, "", 0), new FeedSettings(Duration.ZERO, Duration.ofSeconds(5), 7), slice, slice);
-		List<String> delivered = drain(feed).stream().map(SlicedTagIndexIT::key).toList();
+		List<String> delivered = drain(feed).stream().map(SlicedRows::key).toList();
 		assertThat(delivered).doesNotContain(orphan + "#1");
 		assertThat(feed.lateRowsSkipped()).isEqualTo(1);
 		assertThat(session().execute(SimpleStatement.newInstance("SELECT count(*) FROM " + ks
@@ -234,10 +221,10 @@ class SlicedTagIndexIT {
 		for (int from = 0; from < TagSlices.SLICES; from += 64) {
 			int first = from;
 			List<String> mine = drain(sliced.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, NO_WINDOWS, first,
-					first + 63)).stream().map(SlicedTagIndexIT::key).toList();
+					first + 63)).stream().map(SlicedRows::key).toList();
 			assertThat(mine).containsExactlyElementsOf(whole.stream()
 				.filter((e) -> inRange(e.event().persistenceId(), first, first + 63))
-				.map(SlicedTagIndexIT::key)
+				.map(SlicedRows::key)
 				.toList());
 			union.addAll(mine);
 		}
@@ -303,10 +290,10 @@ class SlicedTagIndexIT {
 			.as("the events were written").isEqualTo(20);
 		int slice = TagSlices.sliceOf(this.options.sliceHash(), id);
 		List<String> whole = drain(this.query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, NO_WINDOWS)).stream()
-			.map(SlicedTagIndexIT::key)
+			.map(SlicedRows::key)
 			.toList();
 		List<String> segment = drain(this.query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, NO_WINDOWS, slice,
-				slice)).stream().map(SlicedTagIndexIT::key).toList();
+				slice)).stream().map(SlicedRows::key).toList();
 		assertThat(segment).as("the segment feed of the entity's slice against the whole-tag feed")
 			.containsExactlyElementsOf(whole);
 		assertThat(groupRows(tag, TagSlices.groupOf(this.options.sliceHash(), id, GROUPS))).isEqualTo(whole.size());
@@ -329,7 +316,7 @@ class SlicedTagIndexIT {
 			int slice = TagSlices.sliceOf(this.options.sliceHash(), id);
 			assertThat(drain(this.query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, NO_WINDOWS, slice, slice))
 				.stream()
-				.map(SlicedTagIndexIT::key)
+				.map(SlicedRows::key)
 				.filter((key) -> key.startsWith(id + "#"))
 				.toList()).as(id).hasSize(id.equals(many) ? 20 : 1);
 		}
@@ -339,13 +326,11 @@ class SlicedTagIndexIT {
 	}
 
 	private int groupRows(String tag, int group) {
-		return (int) session().execute(SimpleStatement.newInstance("SELECT count(*) FROM " + this.keyspace.name()
-				+ ".events_by_tag_sliced16 WHERE tag = ? AND slice_group = ?", tag, group)).one().getLong(0);
+		return SlicedRows.of(session(), this.keyspace.name(), "events_by_tag_sliced16").groupRows(tag, group);
 	}
 
 	private boolean inRange(String persistenceId, int from, int to) {
-		int slice = TagSlices.sliceOf(this.options.sliceHash(), persistenceId);
-		return slice >= from && slice <= to;
+		return SlicedRows.inRange(this.options.sliceHash(), persistenceId, from, to);
 	}
 
 }

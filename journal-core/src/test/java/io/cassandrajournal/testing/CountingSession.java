@@ -2,9 +2,15 @@ package io.cassandrajournal.testing;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import com.datastax.oss.driver.api.core.cql.Statement;
 import org.jspecify.annotations.Nullable;
 
@@ -23,6 +29,8 @@ public final class CountingSession {
 
 	private final AtomicInteger serialReads = new AtomicInteger();
 
+	private final Queue<String> queries = new ConcurrentLinkedQueue<>();
+
 	public CountingSession(CqlSession delegate) {
 		this.delegate = delegate;
 	}
@@ -32,6 +40,9 @@ public final class CountingSession {
 				(proxy, method, args) -> {
 					if (method.getName().startsWith("execute") && Thread.currentThread() == this.watched) {
 						this.byWatched.incrementAndGet();
+					}
+					if (method.getName().startsWith("execute") && args != null && args.length > 0) {
+						this.queries.add(describe(args[0]));
 					}
 					if (method.getName().startsWith("execute") && args != null && args.length > 0
 							&& args[0] instanceof Statement<?> statement && statement.getConsistencyLevel() != null
@@ -82,6 +93,32 @@ public final class CountingSession {
 	/** @return requests sent since the last call */
 	public int takeCount() {
 		return this.requests.getAndSet(0);
+	}
+
+	/**
+	 * @return every request sent since the last call, in order: its CQL text, a serial read's text prefixed with
+	 * {@code "SERIAL "}, a simple statement's positional values after {@code " | "} (a bound statement's values are not
+	 * shown)
+	 */
+	public List<String> takeQueries() {
+		List<String> taken = new ArrayList<>();
+		for (String query = this.queries.poll(); query != null; query = this.queries.poll()) {
+			taken.add(query);
+		}
+		return taken;
+	}
+
+	private static String describe(Object request) {
+		String serial = (request instanceof Statement<?> statement && statement.getConsistencyLevel() != null
+				&& statement.getConsistencyLevel().isSerial()) ? "SERIAL " : "";
+		if (request instanceof SimpleStatement simple) {
+			return serial + simple.getQuery()
+					+ (simple.getPositionalValues().isEmpty() ? "" : " | " + simple.getPositionalValues());
+		}
+		if (request instanceof BoundStatement bound) {
+			return serial + bound.getPreparedStatement().getQuery();
+		}
+		return serial + request;
 	}
 
 }

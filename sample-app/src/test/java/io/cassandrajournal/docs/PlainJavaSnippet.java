@@ -26,7 +26,9 @@ final class PlainJavaSnippet {
 		    .withLocalDatacenter("dc1")
 		    .withKeyspace("my_app_events");
 		CqlSession session = CassandraSessions.open(options);
-		Journal journal = CassandraJournal.create(session, options, new JacksonEventSerializer());
+		// First: record or check the layout, then build from what it returns (the keyspace's recorded settings).
+		CassandraJournalOptions verified = CassandraJournal.verifyLayout(session, options);
+		Journal journal = CassandraJournal.create(session, verified, new JacksonEventSerializer());
 		journal.append("account-42", 0, List.of(EventToAppend.of(new Deposited(5), "account")));
 		// end::plain-java[]
 	}

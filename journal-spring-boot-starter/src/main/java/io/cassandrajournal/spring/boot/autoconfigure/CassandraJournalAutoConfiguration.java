@@ -102,17 +102,15 @@ public final class CassandraJournalAutoConfiguration {
 	@ConditionalOnMissingBean(Journal.class)
 	CassandraJournal cassandraJournal(JournalSession session, CassandraJournalOptions options,
 			EventSerializer serializer, ObjectProvider<JournalMetrics> metrics) {
-		JournalMetrics journalMetrics = metrics.getIfAvailable(() -> JournalMetrics.NONE);
-		CassandraJournal journal = CassandraJournal.create(session.session(), options, serializer, journalMetrics);
-		// Refuse to run beside instances that lay rows out differently (JournalLayoutFailureAnalyzer reports it).
-		// The record decides what an unset setting means: on a new keyspace, create() saw no record yet and took
-		// the default, while another instance may have recorded its own value first; the journal then gets the
-		// recorded one (the read journal, built after this bean, adopts it from the record).
+		// The layout first, once: refuse to run beside instances that lay rows out differently
+		// (JournalLayoutFailureAnalyzer reports it), and learn what an unset setting means (slice-hash: the function
+		// recorded for the keyspace, by this start or by another instance that recorded first). The journal is built
+		// from that answer, so its factory reads the record no more; the read journal takes the journal's function
+		// (JournalProjectionsAutoConfiguration). Built before the record, a journal could keep the default while
+		// another instance recorded another function (docs/reliability.md, finding 26).
 		CassandraJournalOptions verified = CassandraJournal.verifyLayout(session.session(), options);
-		if (verified.sliceHash() != journal.options().sliceHash()) {
-			return CassandraJournal.create(session.session(), verified, serializer, journalMetrics);
-		}
-		return journal;
+		return CassandraJournal.create(session.session(), verified, serializer,
+				metrics.getIfAvailable(() -> JournalMetrics.NONE));
 	}
 
 	@Bean

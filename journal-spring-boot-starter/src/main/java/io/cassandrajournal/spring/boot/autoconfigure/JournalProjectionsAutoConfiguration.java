@@ -18,6 +18,7 @@ import org.springframework.context.annotation.Bean;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.inmemory.InMemoryJournal;
+import io.cassandrajournal.journal.CassandraJournal;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.projection.CassandraDeadLetterQueue;
 import io.cassandrajournal.projection.DeadLetterQueue;
@@ -56,7 +57,24 @@ public final class JournalProjectionsAutoConfiguration {
 	@ConditionalOnBean(JournalSession.class)
 	CassandraReadJournal cassandraReadJournal(Journal journal, JournalSession session, CassandraJournalOptions options,
 			EventSerializer serializer) {
-		return CassandraReadJournal.create(journal, session.session(), options, serializer);
+		return CassandraReadJournal.create(journal, session.session(), layoutOf(journal, options), serializer);
+	}
+
+	/**
+	 * @param journal the journal bean
+	 * @param options the journal options bean
+	 * @return the options with the journal's slice function when they leave it unset and the journal is a
+	 * {@link CassandraJournal} of the same keyspace and events table: the auto-configured one is built from what
+	 * {@code verifyLayout} recorded or found, so the read journal segments entities as the journal writes them
+	 * without reading the layout record again; otherwise the options as they are (the factory looks the record up)
+	 */
+	static CassandraJournalOptions layoutOf(Journal journal, CassandraJournalOptions options) {
+		if (options.configuredSliceHash().isEmpty() && journal instanceof CassandraJournal cassandra
+				&& cassandra.options().requireKeyspace().equals(options.requireKeyspace())
+				&& cassandra.options().eventsTable().equals(options.eventsTable())) {
+			return options.withSliceHash(cassandra.options().sliceHash());
+		}
+		return options;
 	}
 
 	@Bean
