@@ -50,9 +50,9 @@ import io.cassandrajournal.internal.JournalStatements;
  * it, and no longer releasable), not by the head, whose claim time a busy writer renews every round. No event is
  * deleted before every number of the range is visible or stepped over, the end's too: events deleted while the
  * call still waits at the end, with the mark not written yet, are a hole below older events and no mark above it,
- * which a replay meeting them in that time seals and reports as a crash gap (docs/reliability.md, finding 27 (R)).
- * What is left of that window is the deletes themselves and the mark's write, no wait. A settled range costs
- * nothing more: the same reads, no wait. A batch that lands after its numbers were stepped over (later
+ * which a replay meeting them in that time seals and reports as a crash gap (docs/reliability.md, finding 23,
+ * R2's open lows). What is left of that window is the deletes themselves and the mark's write, no wait. A settled
+ * range costs nothing more: the same reads, no wait. A batch that lands after its numbers were stepped over (later
  * than {@code in-flight-wait} after its claim) is shadowed in {@code events} by the range deletion (an append's
  * rows carry the write time taken before its claim), but its tag rows stay: the residual window of
  * docs/reliability.md, finding 7.
@@ -71,7 +71,7 @@ import io.cassandrajournal.internal.JournalStatements;
  * shrink to it), without any tag row to delete. A hole in the middle of the range (below a visible event) is not
  * waited on there: it cannot be released, a batch of it that still lands is shadowed by the range deletion, and
  * there are no tag rows to find, so it goes with the range at once, as on the path for a range whose last number
- * shows an event (finding 27 (R)). On either path a range that shrinks to nothing (the head released
+ * shows an event (finding 23, R2's open lows). On either path a range that shrinks to nothing (the head released
  * down to the mark, to 0 for a new entity) ends the call without deleting anything or writing a mark: the numbers
  * are free, and the next append that takes them must keep its events.
  */
@@ -391,7 +391,7 @@ final class EventDeleter {
 		 * Deletes the events of the range, partition by partition, once {@link #next} has passed its end; the mark
 		 * follows at once. Not earlier, partition by partition as the reading passes them: while the call waits at
 		 * the range's end, events deleted under no mark are a hole below older events to a replay, which seals it and
-		 * reports a crash gap (docs/reliability.md, finding 27 (R)). Nothing when the range shrank to nothing: a
+		 * reports a crash gap (docs/reliability.md, finding 23, R2's open lows). Nothing when the range shrank to nothing: a
 		 * released claim that brought the head down to the mark (to 0 for a new entity, whose "partition"
 		 * {@code partitionOf(0)} is 0, not -1, and whose end 0 looks like a whole partition) would otherwise delete the
 		 * events of the append that took the numbers again.

@@ -455,10 +455,10 @@ class DeleteToIT {
 	 * Without the tag index, {@code deleteTo} waits only on the hole at its range's end (a claim that a release may
 	 * still take back, finding 23, Review, item 4): a hole below a visible event can never be released, and a batch
 	 * of it that still lands is shadowed by the range deletion, so it goes with the range at once, as on the path that
-	 * deletes at once when the range's last number shows an event (docs/reliability.md, finding 27 (R)). Here events
-	 * 1..8 come from a writer whose clock runs an hour ahead, so the middle hole 4..5 below event 6 looks claimed
-	 * just now, while the end hole 9..10, claimed by a writer on time, is older than the in-flight wait: the old
-	 * {@code Run} waited the whole local bound (60 s) on the middle hole although the end needed no wait.
+	 * deletes at once when the range's last number shows an event (docs/reliability.md, finding 23, R2's open
+	 * lows). Here events 1..8 come from a writer whose clock runs an hour ahead, so the middle hole 4..5 below event
+	 * 6 looks claimed just now, while the end hole 9..10, claimed by a writer on time, is older than the in-flight
+	 * wait: the old {@code Run} waited the whole local bound (60 s) on the middle hole although the end needed none.
 	 */
 	@Test
 	void withoutTheTagIndexAHoleInTheMiddleOfTheRangeIsNotWaitedOn() {

@@ -389,7 +389,7 @@ class DeletionMarkReplayIT {
 	 * A deleteTo over more than one partition that waits at its range's end (a claim in flight there) must not
 	 * have deleted the partitions it passed while its mark, written after the wait, is not there yet: a replay
 	 * during the wait met them as a hole below old events with no mark above it and sealed them as a crash gap
-	 * (docs/reliability.md, finding 23, R2's open lows; finding 27 (R)). Partitions of 5: 1..5 and 6..10; 1..8
+	 * (docs/reliability.md, finding 23, R2's open lows). Partitions of 5: 1..5 and 6..10; 1..8
 	 * are old, 9..10 were claimed just now and their batch has not landed (its rows are not there). The replay of
 	 * 1..8 runs while the deleteTo waits (on a settable clock, 60 s wait) and must see all eight events; once the
 	 * clock passes the wait, the deleteTo completes: 9..10 stepped over, 1..10 deleted, mark 10. With and without
