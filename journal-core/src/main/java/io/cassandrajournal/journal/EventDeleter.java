@@ -25,9 +25,9 @@ import io.cassandrajournal.internal.JournalStatements;
  * stored, and everything up to the mark was deleted by an earlier, completed call. So
  * {@code deleteTo(id, Long.MAX_VALUE)} touches only the partitions that hold events.</li>
  * <li>Partition after partition: with the tag index on, read the rows' keys and tags ({@code sequence_nr,
- * timestamp, tags}, no payload, page by page) and delete their tag index rows ({@link TagIndexDeletes}); then
- * delete the events (the whole partition when it lies entirely in the range, else
- * {@code sequence_nr <= upper}).</li>
+ * timestamp, tags}, no payload, page by page) and delete their tag index rows ({@link TagIndexDeletes}).</li>
+ * <li>Once the whole range is settled (its end too, which may wait; see below), delete the events, partition by
+ * partition (the whole partition when it lies entirely in the range, else {@code sequence_nr <= upper}).</li>
  * <li>Record the new deletion mark.</li>
  * </ol>
  * Tag rows go before their events, so a failure part-way leaves events that replay still returns and that a
@@ -47,9 +47,12 @@ import io.cassandrajournal.internal.JournalStatements;
  * stepped over only once a serial read shows that same claim (finding 21, items 1 and 3; the serial read is skipped
  * when claims are not lightweight transactions, and a head it shows lower shrinks the range too). Once the head has
  * moved above the range, the hole at its end is judged by the first visible event above it instead (claimed after
- * it, and no longer releasable), not by the head, whose claim time a busy writer renews every round. A partition's
- * events are deleted only once every number of the range in it is visible or stepped over. A settled range
- * costs nothing more: the same reads, no wait. A batch that lands after its numbers were stepped over (later
+ * it, and no longer releasable), not by the head, whose claim time a busy writer renews every round. No event is
+ * deleted before every number of the range is visible or stepped over, the end's too: events deleted while the
+ * call still waits at the end, with the mark not written yet, are a hole below older events and no mark above it,
+ * which a replay meeting them in that time seals and reports as a crash gap (docs/reliability.md, finding 23,
+ * R2's open lows). What is left of that window is the deletes themselves and the mark's write, no wait. A settled
+ * range costs nothing more: the same reads, no wait. A batch that lands after its numbers were stepped over (later
  * than {@code in-flight-wait} after its claim) is shadowed in {@code events} by the range deletion (an append's
  * rows carry the write time taken before its claim), but its tag rows stay: the residual window of
  * docs/reliability.md, finding 7.
@@ -65,7 +68,10 @@ import io.cassandrajournal.internal.JournalStatements;
  * whether the range's last number shows an event: if it does, the range is deleted at once, as before; if it does
  * not (that claim in flight, a crash gap, or a sealed one), the call reads the range's keys and waits on the hole at
  * its end exactly as with the tag index (re-reading the head, which a release lowers, so the range and the mark
- * shrink to it), without any tag row to delete. On either path a range that shrinks to nothing (the head released
+ * shrink to it), without any tag row to delete. A hole in the middle of the range (below a visible event) is not
+ * waited on there: it cannot be released, a batch of it that still lands is shadowed by the range deletion, and
+ * there are no tag rows to find, so it goes with the range at once, as on the path for a range whose last number
+ * shows an event (finding 23, R2's open lows). On either path a range that shrinks to nothing (the head released
  * down to the mark, to 0 for a new entity) ends the call without deleting anything or writing a mark: the numbers
  * are free, and the next append that takes them must keep its events.
  */
@@ -108,8 +114,9 @@ final class EventDeleter {
 	 * @param persistenceId the entity
 	 * @param toSequenceNr the last sequence number to delete; anything above the head is ignored
 	 * @return completes when the events and their tag index rows are deleted and the mark is recorded; with the
-	 * tag index on, or without it when the range's last number shows no event, after the numbers of the range
-	 * claimed within {@code in-flight-wait} have appeared (or become crash gaps, or been released)
+	 * tag index on, after the numbers of the range claimed within {@code in-flight-wait} have appeared (or become
+	 * crash gaps, or been released); without it, when the range's last number shows no event, after the hole at the
+	 * range's end has (a hole below a visible event is deleted without a wait)
 	 */
 	public CompletionStage<Void> deleteTo(String persistenceId, long toSequenceNr) {
 		CompletableFuture<EventReader.Head> head = this.reader.headWithClaimTime(persistenceId).toCompletableFuture();
@@ -164,7 +171,8 @@ final class EventDeleter {
 	/**
 	 * One call with the tag index on (or without it, when the range's last number shows no event): reads from
 	 * {@link #next} (the first number not yet settled) partition by partition, deleting each page's tag rows (if
-	 * any), and each partition's events once {@link #next} has passed it. Only one stage of it runs at a time.
+	 * any), and the events of the whole range once {@link #next} has passed its end. Only one stage of it runs at a
+	 * time.
 	 */
 	private final class Run {
 
@@ -192,11 +200,11 @@ final class EventDeleter {
 		/** When the current round's read started: a hole is judged then, not when the answer arrived. */
 		private HoleWait.ReadStart readStart;
 
-		/** Every number below it is visible (its tag rows found) or stepped over as a crash gap. */
+		/**
+		 * Every number below it is visible (its tag rows found), stepped over as a crash gap, or (without the tag
+		 * index) a middle hole below a visible event.
+		 */
 		private long next;
-
-		/** Partitions below it have had their events deleted. */
-		private long eventsDeletedBelow;
 
 		/** The mark this call started from: {@link #upper} never goes below it. */
 		private final long alreadyDeleted;
@@ -211,7 +219,6 @@ final class EventDeleter {
 			this.readStart = this.holes.readStart();
 			this.alreadyDeleted = range.alreadyDeleted();
 			this.next = range.alreadyDeleted() + 1;
-			this.eventsDeletedBelow = EventDeleter.this.reader.partitionOf(this.next);
 		}
 
 		/** @return the first round, on the head {@code deleteTo} read; completes with the last number deleted */
@@ -245,11 +252,22 @@ final class EventDeleter {
 		}
 
 		/**
+		 * A hole in the middle of the range, below a visible event. With the tag index it is waited on while in flight
+		 * (its tag rows must be found). Without it, it is deleted with the range at once: numbers below a visible event
+		 * can never be released and claimed again (the mark may cover them), and a batch of theirs that still lands
+		 * carries a write time taken before its claim, so the range deletion shadows it.
 		 * @param to the last missing number of the hole at {@link #next}
 		 * @param claimedAt no earlier than their claim
 		 * @return whether the hole is settled (then stepped over); false while it is in flight
 		 */
 		private boolean settle(long to, long claimedAt) {
+			if (this.index == null) {
+				logger.debug("deleteTo of '{}': sequence numbers {}..{} show no event below event {}; deleted with the "
+						+ "range without a wait (no tag index rows to find; a batch of theirs that lands later is "
+						+ "shadowed by the range deletion)", this.persistenceId, this.next, to, to + 1);
+				this.next = to + 1;
+				return true;
+			}
 			if (this.holes.settledUpTo(this.next, claimedAt, this.head, this.readStart) < to) {
 				return false;
 			}
@@ -266,7 +284,8 @@ final class EventDeleter {
 						return this.holes.later(this::again);
 					}
 					if (partition < this.lastPartition) {
-						return deleteSettledEvents().thenCompose((ignored) -> read(partition + 1));
+						// Its events stay until the whole range is settled (see deleteSettledEvents).
+						return read(partition + 1);
 					}
 					if (this.next <= this.upper) {
 						return endHole();
@@ -369,24 +388,20 @@ final class EventDeleter {
 		}
 
 		/**
-		 * Deletes the events of every partition that {@link #next} has passed (all of them once it passed the range).
-		 * Nothing when the range shrank to nothing: a released claim that brought the head down to the mark (to 0 for
-		 * a new entity, whose "partition" {@code partitionOf(0)} is 0, not -1, and whose end 0 looks like a whole
-		 * partition) would otherwise delete the events of the append that took the numbers again.
+		 * Deletes the events of the range, partition by partition, once {@link #next} has passed its end; the mark
+		 * follows at once. Not earlier, partition by partition as the reading passes them: while the call waits at
+		 * the range's end, events deleted under no mark are a hole below older events to a replay, which seals it and
+		 * reports a crash gap (docs/reliability.md, finding 23, R2's open lows). Nothing when the range shrank to nothing: a
+		 * released claim that brought the head down to the mark (to 0 for a new entity, whose "partition"
+		 * {@code partitionOf(0)} is 0, not -1, and whose end 0 looks like a whole partition) would otherwise delete the
+		 * events of the append that took the numbers again.
 		 */
 		private CompletionStage<Void> deleteSettledEvents() {
 			if (this.upper <= this.alreadyDeleted) {
 				return CompletableFuture.completedFuture(null);
 			}
-			long partition = this.eventsDeletedBelow;
-			boolean settled = partition <= this.lastPartition && (this.next > this.upper
-					|| this.next > (partition + 1) * EventDeleter.this.options.partitionSize());
-			if (!settled) {
-				return CompletableFuture.completedFuture(null);
-			}
-			this.eventsDeletedBelow = partition + 1;
-			return deleteEvents(this.persistenceId, partition, this.lastPartition, this.upper)
-				.thenCompose((ignored) -> deleteSettledEvents());
+			return deleteEventsOnly(this.persistenceId, EventDeleter.this.reader.partitionOf(this.alreadyDeleted + 1),
+					this.lastPartition, this.upper);
 		}
 
 		private void stepOver(long to) {

@@ -451,4 +451,41 @@ class DeleteToIT {
 		assertThat(current(query, TagFilter.tag(tag))).as("the tag rows of 3 and after, not 1").hasSize((int) (head - 2));
 	}
 
+	/**
+	 * Without the tag index, {@code deleteTo} waits only on the hole at its range's end (a claim that a release may
+	 * still take back, finding 23, Review, item 4): a hole below a visible event can never be released, and a batch
+	 * of it that still lands is shadowed by the range deletion, so it goes with the range at once, as on the path that
+	 * deletes at once when the range's last number shows an event (docs/reliability.md, finding 23, R2's open
+	 * lows). Here events 1..8 come from a writer whose clock runs an hour ahead, so the middle hole 4..5 below event
+	 * 6 looks claimed just now, while the end hole 9..10, claimed by a writer on time, is older than the in-flight
+	 * wait: the old {@code Run} waited the whole local bound (60 s) on the middle hole although the end needed none.
+	 */
+	@Test
+	void withoutTheTagIndexAHoleInTheMiddleOfTheRangeIsNotWaitedOn() {
+		SettableClock clock = new SettableClock(Instant.now());
+		CassandraJournalOptions options = this.options.withUseTagIndex(false)
+			.withInFlightWait(Duration.ofSeconds(60))
+			.withClock(clock);
+		CassandraJournal journal = journal(session(), options);
+		String id = newId();
+		Instant start = clock.instant();
+		clock.set(start.plus(Duration.ofHours(1)));
+		result(journal.append(id, 0, deposits(8, "middle-hole")));
+		clock.set(start);
+		result(journal.append(id, 8, deposits(2, "middle-hole")));
+		// Crash gaps (claims whose batches never landed): 4..5 in the middle of the range, 9..10 at its end.
+		String events = this.fixture.keyspaceName() + "." + options.eventsTable();
+		session().execute("DELETE FROM " + events
+				+ " WHERE persistence_id = ? AND partition_nr = 0 AND sequence_nr >= 4 AND sequence_nr <= 5", id);
+		session().execute("DELETE FROM " + events
+				+ " WHERE persistence_id = ? AND partition_nr = 0 AND sequence_nr >= 9 AND sequence_nr <= 10", id);
+		// The end's claim is now older than the wait; the middle's stamps (an hour ahead) are not.
+		clock.set(start.plus(options.inFlightWait()).plusSeconds(1));
+
+		// Bound: no wait is needed at all; 10 s against the 60 s the middle hole used to cost.
+		result(journal.deleteTo(id, 10), Duration.ofSeconds(10));
+		assertThat(replayed(journal, id)).isEmpty();
+		assertThat(result(journal.checkConsistency(id)).hasGap()).isFalse();
+	}
+
 }

@@ -385,6 +385,61 @@ class DeletionMarkReplayIT {
 		assertThat(replayed.result().crashGaps()).isEmpty();
 	}
 
+	/**
+	 * A deleteTo over more than one partition that waits at its range's end (a claim in flight there) must not
+	 * have deleted the partitions it passed while its mark, written after the wait, is not there yet: a replay
+	 * during the wait met them as a hole below old events with no mark above it and sealed them as a crash gap
+	 * (docs/reliability.md, finding 23, R2's open lows). Partitions of 5: 1..5 and 6..10; 1..8
+	 * are old, 9..10 were claimed just now and their batch has not landed (its rows are not there). The replay of
+	 * 1..8 runs while the deleteTo waits (on a settable clock, 60 s wait) and must see all eight events; once the
+	 * clock passes the wait, the deleteTo completes: 9..10 stepped over, 1..10 deleted, mark 10. With and without
+	 * the tag index (both paths wait in the same loop).
+	 */
+	@ParameterizedTest(name = "tag index {0}")
+	@ValueSource(booleans = { false, true })
+	void aReplayWhileADeleteToWaitsAtItsRangesEndSeesThePartitionsItPassedNotACrashGap(boolean tagIndex) {
+		SettableClock settable = new SettableClock(Instant.now());
+		CountingClock deleterClock = new CountingClock(settable);
+		CassandraJournalOptions options = options().withInFlightWait(Duration.ofSeconds(60))
+			.withPartitionSize(5)
+			.withUseTagIndex(tagIndex)
+			.withClock(settable);
+		CassandraJournal journal = journal(options);
+		CassandraJournal deleter = journal(options.withClock(deleterClock));
+		String id = "passed-" + tagIndex + "-" + UUID.randomUUID();
+		result(journal.append(id, 0, deposits(8)));
+		settable.advance(Duration.ofSeconds(61));
+		// 9..10 claimed now; their batch is still on its way (its rows are not there).
+		result(journal.append(id, 8, deposits(2)));
+		this.keyspace.session()
+			.execute(SimpleStatement.newInstance("DELETE FROM " + events(journal)
+					+ " WHERE persistence_id = ? AND partition_nr = 1 AND sequence_nr >= 9", id));
+
+		int before = deleterClock.reads.get();
+		CompletableFuture<Void> deletion = deleter.deleteTo(id, 10).toCompletableFuture();
+		// Every round reads the clock: a few rounds in, the deleteTo has read both partitions and waits on 9..10.
+		await().alias("the deleteTo waiting on 9..10").atMost(Duration.ofSeconds(10))
+			.until(() -> deleterClock.reads.get() >= before + 6);
+		assertThat(deletion).isNotDone();
+
+		List<Long> seen = new CopyOnWriteArrayList<>();
+		ReplayResult during = result(
+				journal.replayContiguous(id, 1, 8, AccountEvent.class, (event) -> seen.add(event.sequenceNr())),
+				Duration.ofSeconds(10));
+		assertThat(seen).as("nothing is deleted before the mark").containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L);
+		assertThat(during.crashGaps()).as("no partition deleted under no mark, sealed as a crash gap").isEmpty();
+		assertThat(deletion).as("still waiting on 9..10").isNotDone();
+
+		settable.advance(Duration.ofSeconds(61));
+		result(deletion, Duration.ofSeconds(10));
+		List<Long> after = new CopyOnWriteArrayList<>();
+		ReplayResult replayed = result(journal.replayContiguous(id, 1, Long.MAX_VALUE, AccountEvent.class,
+				(event) -> after.add(event.sequenceNr())), Duration.ofSeconds(10));
+		assertThat(after).isEmpty();
+		assertThat(replayed.deleted()).isEqualTo(new SequenceRange(1, 10));
+		assertThat(replayed.crashGaps()).isEmpty();
+	}
+
 	/** The journal's clock, counting its reads (each round of a replay reads it). */
 	private static final class CountingClock extends Clock {
 

@@ -90,7 +90,8 @@ public class JournalCassandraProperties {
 
 	/**
 	 * How long after its claim a sequence number without a visible event is waited for by entity loads,
-	 * entity projections and deleteTo with the tag index (another writer's append between claim and batch)
+	 * entity projections and deleteTo (with the tag index; without it, only a hole at the end of a range whose
+	 * last number shows no event) (another writer's append between claim and batch)
 	 * before it counts as a crash gap, is sealed (its batch never appears later) and is stepped over; an append
 	 * whose rows complete later than this after its claim is reported as uncertain. 0 never waits nor seals; other
 	 * values under 100ms are refused. Keep it well above claim-settle-time: a failed append's claim release is sent
