@@ -34,19 +34,28 @@ public final class RowValues {
 	 * Decodes the UTF-8 bytes straight into a string, as {@link #textSet} does for each element: the driver's codec
 	 * goes through a {@code CharsetDecoder} with a char buffer and a byte buffer view per value (about 600 bytes per
 	 * event for the persistenceId and the payload in the projection's profile, docs/benchmarks.md, "P, 2026-12-02
-	 * evening"). Cassandra validates {@code text} as UTF-8 on write.
+	 * evening"). Cassandra validates {@code text} as UTF-8 on write. {@code new String} replaces invalid UTF-8 with
+	 * U+FFFD where the driver's codec failed: a string that holds U+FFFD is decoded again by the driver's codec, which
+	 * throws for invalid bytes and returns the same string for a genuine U+FFFD (a persistenceId altered by the
+	 * replacement would name another entity and break the UTF-8 order of tag offsets).
 	 * @return a {@code text} column, or null
+	 * @throws IllegalArgumentException if the column is not valid UTF-8 (as the driver's codec)
 	 */
 	public static @Nullable String text(Row row, int index) {
-		return text(row.getBytesUnsafe(index));
+		return text(row.getBytesUnsafe(index), row.protocolVersion());
 	}
 
 	/**
 	 * @param bytes a serialized {@code text}, or null
+	 * @param version the protocol version it was read with
 	 * @return the string, or null
 	 */
-	static @Nullable String text(@Nullable ByteBuffer bytes) {
-		return (bytes == null) ? null : utf8(bytes, bytes.position(), bytes.remaining());
+	static @Nullable String text(@Nullable ByteBuffer bytes, ProtocolVersion version) {
+		if (bytes == null) {
+			return null;
+		}
+		String text = utf8(bytes, bytes.position(), bytes.remaining());
+		return (text.indexOf('\uFFFD') < 0) ? text : TypeCodecs.TEXT.decode(bytes, version);
 	}
 
 	/**

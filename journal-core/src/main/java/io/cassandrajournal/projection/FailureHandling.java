@@ -4,7 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -60,8 +60,13 @@ final class FailureHandling<E> {
 
 	private final RunState run;
 
-	/** Entities with a dead letter, whose later events are dead-lettered too (with {@code parkAfterDeadLetter}). */
-	private final Set<String> parked = ConcurrentHashMap.newKeySet();
+	/**
+	 * Entities with a dead letter, by persistenceId, and the lowest sequence number dead-lettered: their later events
+	 * (above it) are dead-lettered too (with {@code parkAfterDeadLetter}). An event at or below it is attempted: a
+	 * batch read again from the stored offset after a failed save re-reads events handled before the dead letter,
+	 * which are not parked behind it (review of issue 17 item 4).
+	 */
+	private final Map<String, Long> parked = new ConcurrentHashMap<>();
 
 	/**
 	 * The entities whose dead letters this runner parks and redelivers: all of them, or with segments the
@@ -130,7 +135,7 @@ final class FailureHandling<E> {
 		}
 		return this.deadLetters.list(this.id.name(), 100_000).thenAccept((letters) -> {
 			this.parked.clear();
-			ours(letters).forEach((letter) -> this.parked.add(letter.event().persistenceId()));
+			ours(letters).forEach(this::park);
 		});
 	}
 
@@ -139,14 +144,19 @@ final class FailureHandling<E> {
 		return letters.stream().filter((letter) -> which.test(letter.event().persistenceId())).toList();
 	}
 
+	private void park(DeadLetter letter) {
+		this.parked.merge(letter.event().persistenceId(), letter.event().sequenceNr(), Math::min);
+	}
+
 	/**
-	 * Handles one event of a batch: dead-letters it when its entity is parked, otherwise attempts it and
-	 * recovers from failures as the settings say.
+	 * Handles one event of a batch: dead-letters it when its entity is parked behind an earlier event, otherwise
+	 * attempts it and recovers from failures as the settings say.
 	 * @return completes when the event is settled; fails with {@link StopProjection} when the projection
 	 * stops at it (or was stopped while it waited for a retry), with another error when dead-lettering failed
 	 */
 	CompletionStage<Void> handle(PersistentEvent<String> event) {
-		if (this.parked.contains(event.persistenceId())) {
+		Long parkedFrom = this.parked.get(event.persistenceId());
+		if (parkedFrom != null && event.sequenceNr() > parkedFrom) {
 			return deadLetter(event, "parked behind an earlier dead letter of " + event.persistenceId());
 		}
 		return attempt(event, 1);
@@ -264,7 +274,7 @@ final class FailureHandling<E> {
 			logger.warn("Projection {}: a dead-letter listener threw; ignored", this.id, listenerError);
 		}
 		if (this.settings.parkAfterDeadLetter()) {
-			this.parked.add(event.persistenceId());
+			park(letter);
 		}
 		logger.warn("Projection {}: {}#{} skipped as a dead letter: {}", this.id, event.persistenceId(),
 				event.sequenceNr(), error);

@@ -69,8 +69,8 @@ final class TagFeedSource implements ProjectionSource {
 			.anyMatch((tag) -> this.feed.filter().anyTags().contains(tag) || this.feed.filter().allTags().contains(tag));
 		// A poll may have passed its rows before they were visible: unless the feed delivered one of its events,
 		// the next head read starts at its time stamp. If it did, the append needs no poll.
-		return concerns && this.feed.rewind(result.timestamp().toEpochMilli(), result.persistenceId(),
-				result.firstSequenceNr(), result.lastSequenceNr());
+		return concerns && this.feed.rewindIfUndelivered(result.timestamp().toEpochMilli(),
+				result.persistenceId(), result.firstSequenceNr(), result.lastSequenceNr());
 	}
 
 }

@@ -21,8 +21,12 @@ import java.util.Objects;
  * projection, or widen the window). The sweep costs at most one extra read of each event; while catching up
  * on old events it is skipped; once it has reached {@code now - backtrackWindow} it reads again when that floor
  * has moved on by 1% of {@code backtrackWindow}, not at every poll. The offset a projection stores is the
- * sweep's (everything before it was delivered), so after a restart up to {@code backtrackWindow} of events may
- * be delivered again (at-least-once).
+ * sweep's (everything before it was delivered): once caught up, it trails the time of the poll that stored it by
+ * up to {@code backtrackWindow} plus 1% of it (the sweep's step), so after a restart up to that much of events may
+ * be delivered again (at-least-once). A poll where only the clock moved (nothing delivered or skipped, the head
+ * where it was, no delivered event passed by the sweep) keeps the previously stored offset instead of the sweep's
+ * newer floor, and nothing is saved: resuming from either delivers the same events, so in a quiet period the
+ * stored offset stays where the last poll that moved it left it.
  *
  * @param consistencyWindow how far behind real time the head stops; 0 gives the lowest latency (late events
  * are then caught by the sweep, possibly after newer ones)

@@ -133,10 +133,22 @@ public final class LiveTagFeed {
 	 * @param persistenceId the append's persistenceId
 	 * @param firstSequenceNr its first sequence number
 	 * @param lastSequenceNr its last sequence number
+	 * @see #rewindIfUndelivered(long, String, long, long)
+	 */
+	public void rewind(long timestamp, String persistenceId, long firstSequenceNr, long lastSequenceNr) {
+		rewindIfUndelivered(timestamp, persistenceId, firstSequenceNr, lastSequenceNr);
+	}
+
+	/**
+	 * As {@link #rewind(long, String, long, long)}, and tells whether it rewound.
+	 * @param timestamp the append's time stamp (epoch milliseconds), shared by its events
+	 * @param persistenceId the append's persistenceId
+	 * @param firstSequenceNr its first sequence number
+	 * @param lastSequenceNr its last sequence number
 	 * @return whether it rewound: {@code false} when this feed delivered one of the append's events already (a
 	 * projection then needs no poll for it)
 	 */
-	public synchronized boolean rewind(long timestamp, String persistenceId, long firstSequenceNr,
+	public synchronized boolean rewindIfUndelivered(long timestamp, String persistenceId, long firstSequenceNr,
 			long lastSequenceNr) {
 		TagOffset first = new TagOffset(timestamp, persistenceId, firstSequenceNr);
 		TagOffset last = new TagOffset(timestamp, persistenceId, lastSequenceNr);

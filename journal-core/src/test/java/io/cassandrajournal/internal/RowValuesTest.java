@@ -52,13 +52,38 @@ class RowValuesTest {
 			outer.position(3);
 			outer.put(encoded.duplicate());
 			outer.position(3);
-			assertThat(RowValues.text(outer)).isEqualTo(TypeCodecs.TEXT.decode(encoded, ProtocolVersion.V5))
+			assertThat(RowValues.text(outer, ProtocolVersion.V5))
+				.isEqualTo(TypeCodecs.TEXT.decode(encoded, ProtocolVersion.V5))
 				.isEqualTo(value);
 			assertThat(outer.position()).isEqualTo(3);
 			ByteBuffer direct = ByteBuffer.allocateDirect(encoded.remaining()).put(encoded.duplicate()).flip();
-			assertThat(RowValues.text(direct)).isEqualTo(value);
+			assertThat(RowValues.text(direct, ProtocolVersion.V5)).isEqualTo(value);
 		}
-		assertThat(RowValues.text(null)).isNull();
+		assertThat(RowValues.text(null, ProtocolVersion.V5)).isNull();
+	}
+
+	/**
+	 * Invalid UTF-8 fails as it did through the driver's codec (an {@code IllegalArgumentException}), rather than
+	 * reading as U+FFFD: a persistenceId altered that way would name another entity and break the UTF-8 order of
+	 * offsets. A genuine U+FFFD decodes as itself.
+	 */
+	@Test
+	void invalidUtf8FailsAsInTheDriversCodec() {
+		byte[][] invalid = { { (byte) 0xC3 }, { 'a', (byte) 0xFF, 'b' }, { (byte) 0xC0, (byte) 0x80 },
+				{ (byte) 0xED, (byte) 0xA0, (byte) 0x80 } };
+		for (byte[] bytes : invalid) {
+			assertThatThrownBy(() -> TypeCodecs.TEXT.decode(ByteBuffer.wrap(bytes), ProtocolVersion.V5))
+				.isInstanceOf(IllegalArgumentException.class);
+			assertThatThrownBy(() -> RowValues.text(ByteBuffer.wrap(bytes), ProtocolVersion.V5))
+				.isInstanceOf(IllegalArgumentException.class);
+			ByteBuffer direct = ByteBuffer.allocateDirect(bytes.length).put(bytes).flip();
+			assertThatThrownBy(() -> RowValues.text(direct, ProtocolVersion.V5))
+				.isInstanceOf(IllegalArgumentException.class);
+		}
+		for (String value : List.of("\uFFFD", "a\uFFFDb", "orders-\uFFFD-1")) {
+			ByteBuffer encoded = TypeCodecs.TEXT.encode(value, ProtocolVersion.V5);
+			assertThat(RowValues.text(encoded, ProtocolVersion.V5)).isEqualTo(value);
+		}
 	}
 
 	@Test

@@ -372,6 +372,45 @@ class ProjectionRunnerTest {
 		assertThat(runner.status().state()).isEqualTo(ProjectionState.RUNNING);
 	}
 
+	/**
+	 * Review of issue 17 item 4 (P2), with {@code park-after-dead-letter}: batch 1 handles a1, the read-ahead batches
+	 * dead-letter a2 (parking a) and park a3; batch 1's save fails and the source is rebuilt from the stored offset.
+	 * The re-read a1 comes before a's dead letter: it is handled again, not dead-lettered as parked behind a2 (a
+	 * letter, the listener and the metric for an event that was handled); a2 is attempted again and dead-lettered
+	 * with its own error, a3 is parked again.
+	 */
+	@Test
+	void aFailedSaveBehindAParkingBatchHandlesTheEventsBeforeTheDeadLetterAgain() throws Exception {
+		ScriptedSource.Log log = new ScriptedSource.Log(1).add("a", 1).add("a", 2).add("a", 3);
+		HeldSaves saves = new HeldSaves();
+		this.store = saves;
+		ProjectionRunner<String> runner = runner(log,
+				ProjectionSettings.defaults().withRecoveryStrategy(RecoveryStrategy.SKIP).withParkAfterDeadLetter(true),
+				ProjectionHandler.blocking((event) -> {
+					if (event.sequenceNr() == 2) {
+						throw new IllegalStateException("bad event");
+					}
+					this.handled.add(key(event));
+				}));
+		result(runner.start());
+		// Batches 2 and 3 dead-lettered a2 and parked a3 (a fourth poll ran) while batch 1's save is held.
+		await().atMost(BOUND).until(() -> deadLettered().contains("a3") && log.polls.get() >= 4);
+		assertThat(storedPosition()).isEqualTo(-1);
+
+		saves.holding = false;
+		saves.failNext();
+
+		await().atMost(BOUND).until(() -> storedPosition() == 3 && deadLettered().size() >= 4);
+		assertThat(this.handled).as("a1 handled again after the failed save, not parked").containsExactly("a1", "a1");
+		assertThat(deadLettered()).containsExactly("a2", "a3", "a2", "a3");
+		assertThat(this.deadLetters.stored.get(2).error()).as("a2 attempted again: its own error")
+			.contains("bad event");
+		assertThat(this.deadLetters.stored.get(3).error()).startsWith("parked behind");
+		assertThat(result(this.deadLetters.list("view", 10))).extracting((letter) -> key(letter.event()))
+			.containsExactly("a2", "a3");
+		assertThat(runner.status().state()).isEqualTo(ProjectionState.RUNNING);
+	}
+
 	// Hole 2: pause during a batch, resume, then stop or reset.
 
 	@Test

@@ -260,7 +260,8 @@ class LiveTagFeedTest {
 		TagOffset head = feed.headOffset();
 
 		headReads.clear();
-		feed.rewind(99_500, "a", 1, 2); // a's append completes after b's poll delivered it
+		// a's append completes after b's poll delivered it
+		assertThat(feed.rewindIfUndelivered(99_500, "a", 1, 2)).as("delivered already: no rewind").isFalse();
 		clock.set(Instant.ofEpochMilli(100_010));
 		assertThat(poll(feed)).isEmpty();
 		assertThat(headReads).as("the head read starts where the head was, not at a's time stamp").first()
@@ -268,10 +269,29 @@ class LiveTagFeedTest {
 
 		index.show(99_550, "c", 1);
 		headReads.clear();
-		feed.rewind(99_550, "c", 1, 1); // c was not delivered: read again from its time stamp
+		feed.rewind(99_550, "c", 1, 1); // c was not delivered: read again from its time stamp (the void form)
 		clock.set(Instant.ofEpochMilli(100_020));
 		assertThat(poll(feed)).containsExactly("c#1");
 		assertThat(headReads).first().isEqualTo(new TagOffset(99_550, "", 0));
+	}
+
+	/**
+	 * {@code rewind(long, String, long, long)} is public API and returned {@code void}: a caller compiled against it
+	 * looks it up by that descriptor, so it keeps it (review of issue 17, P2); the answer comes from
+	 * {@code rewindIfUndelivered}.
+	 */
+	@Test
+	void rewindOfAnAppendKeepsItsVoidSignature() throws NoSuchMethodException {
+		assertThat(LiveTagFeed.class.getMethod("rewind", long.class, String.class, long.class, long.class)
+			.getReturnType()).isEqualTo(void.class);
+		SettableClock clock = new SettableClock(Instant.ofEpochMilli(100_000));
+		ScriptedIndex index = new ScriptedIndex();
+		index.add(99_500, "a", 1, true);
+		LiveTagFeed feed = new LiveTagFeed(index, TagFilter.tag("t"), TagOffset.START,
+				FeedSettings.DEFAULTS.withBacktrackWindow(Duration.ofSeconds(10)).withPageSize(10), clock);
+		assertThat(poll(feed)).containsExactly("a#1");
+		assertThat(feed.rewindIfUndelivered(99_500, "a", 1, 1)).isFalse();
+		assertThat(feed.rewindIfUndelivered(99_600, "b", 1, 1)).as("not delivered: rewound").isTrue();
 	}
 
 	@Test
