@@ -54,6 +54,9 @@ public final class PropertyUpcaster implements EventUpcaster {
 	/** Every name this step drops where it stands: removed ones, and the names renames and additions give. */
 	private final Set<String> dropped;
 
+	/** The type property with the renamed kind, as an object whose property a parser hands out; null without one. */
+	private final @Nullable ObjectNode kindProperty;
+
 	private PropertyUpcaster(String kind, int fromVersion, String typeProperty, Map<String, String> renames,
 			Set<String> removed, ObjectNode added, @Nullable String newKind) {
 		this.kind = kind;
@@ -67,6 +70,7 @@ public final class PropertyUpcaster implements EventUpcaster {
 		dropped.addAll(renames.values());
 		dropped.addAll(added.propertyNames());
 		this.dropped = Set.copyOf(dropped);
+		this.kindProperty = (newKind != null) ? JsonNodeFactory.instance.objectNode().put(typeProperty, newKind) : null;
 	}
 
 	static PropertyUpcaster of(String kind, int fromVersion) {
@@ -215,8 +219,9 @@ public final class PropertyUpcaster implements EventUpcaster {
 		return this.typeProperty;
 	}
 
-	@Nullable String newKind() {
-		return this.newKind;
+	/** @return {@code {"<type property>": "<new kind>"}} when this step renames the kind (not to be changed) */
+	@Nullable ObjectNode kindProperty() {
+		return this.kindProperty;
 	}
 
 	/** @return the new name of a renamed property, or {@code null} */

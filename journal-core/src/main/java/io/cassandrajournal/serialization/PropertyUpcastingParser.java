@@ -12,7 +12,6 @@ import tools.jackson.core.TokenStreamContext;
 import tools.jackson.core.exc.JacksonIOException;
 import tools.jackson.core.sym.PropertyNameMatcher;
 import tools.jackson.core.util.JsonParserDelegate;
-import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -58,8 +57,7 @@ final class PropertyUpcastingParser extends JsonParserDelegate {
 		this.below = below;
 		this.step = step;
 		this.dropVersion = dropVersion;
-		String newKind = (step != null) ? step.newKind() : null;
-		this.kind = (newKind != null) ? JsonNodeFactory.instance.objectNode().put(step.typeProperty(), newKind) : null;
+		this.kind = (step != null) ? step.kindProperty() : null;
 	}
 
 	@Override
