@@ -258,7 +258,7 @@ public final class JacksonEventSerializer implements EventSerializer {
 			if (!this.upcasters.hasStep(kind, version)) {
 				return List.of(checked(bind(json, null, type), version, kind, json));
 			}
-			Upcasters.Plan plan = this.upcasters.streamPlan(kind, version);
+			UpcasterChain.Plan plan = this.upcasters.streamPlan(kind, version);
 			if (plan != null) {
 				// Declared steps only, to the end of the chain: run on the token stream, no tree.
 				return List.of(checked(bindUpcast(json, plan, stamped != NOT_STAMPED, type), plan.endVersion(),
@@ -377,7 +377,7 @@ public final class JacksonEventSerializer implements EventSerializer {
 	 * Binds the stored text through the plan's declared steps, each a layer on the token stream (the first also
 	 * dropping the top-level version property of a stamped payload): what the steps give on the tree, without it.
 	 */
-	private <T> T bindUpcast(String json, Upcasters.Plan plan, boolean stamped, Class<T> type) {
+	private <T> T bindUpcast(String json, UpcasterChain.Plan plan, boolean stamped, Class<T> type) {
 		ObjectReader reader = reader(type);
 		JsonParser parser = reader.createParser(json);
 		boolean dropVersion = stamped;

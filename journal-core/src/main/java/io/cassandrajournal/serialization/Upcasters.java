@@ -38,94 +38,25 @@ public final class Upcasters {
 	private final String typeProperty;
 
 	/** One chain per kind, its steps by version, with what streams from each version (looked up once per event). */
-	private final Map<String, Chain> events;
+	private final Map<String, UpcasterChain> events;
 
 	private final Map<Class<?>, Map<Integer, UnaryOperator<ObjectNode>>> snapshots;
 
 	private Upcasters(Builder builder) {
 		this.typeProperty = builder.typeProperty;
-		Map<String, Chain> events = new HashMap<>();
-		builder.events.forEach((kind, steps) -> events.put(kind, new Chain(steps, this.typeProperty)));
+		Map<String, UpcasterChain> events = new HashMap<>();
+		builder.events.forEach((kind, steps) -> events.put(kind, new UpcasterChain(steps, this.typeProperty)));
 		this.events = Map.copyOf(events);
 		this.events.forEach((kind, chain) -> chain.computePlans(kind, this.events));
 		this.snapshots = Map.copyOf(builder.snapshots);
 	}
 
 	/**
-	 * One kind's steps, in an array indexed by version from the first one the chain reads; for each version, the
-	 * declared steps a payload goes through from there to the end of its chain (following kind renames), or
-	 * {@code null} when a general step comes on the way.
-	 */
-	private static final class Chain {
-
-		private final int first;
-
-		private final EventUpcaster[] steps;
-
-		private final @Nullable Plan[] plans;
-
-		Chain(Map<Integer, EventUpcaster> byVersion, String typeProperty) {
-			this.first = byVersion.keySet().iterator().next();
-			this.steps = new EventUpcaster[byVersion.size()];
-			this.plans = new Plan[byVersion.size()];
-			byVersion.forEach((version, step) -> this.steps[version - this.first] = (step instanceof PropertyUpcaster declared)
-					? declared.forTypeProperty(typeProperty) : step);
-		}
-
-		@Nullable EventUpcaster step(int version) {
-			int index = version - this.first;
-			return (index >= 0 && index < this.steps.length) ? this.steps[index] : null;
-		}
-
-		@Nullable Plan plan(int version) {
-			int index = version - this.first;
-			return (index >= 0 && index < this.plans.length) ? this.plans[index] : null;
-		}
-
-		void computePlans(String kind, Map<String, Chain> chains) {
-			for (int i = 0; i < this.steps.length; i++) {
-				this.plans[i] = Plan.of(kind, this.first + i, chains);
-			}
-		}
-
-	}
-
-	/**
-	 * The declared steps a payload of one kind and version goes through, in order, and where they leave it.
-	 * @param steps the steps, at least one
-	 * @param endVersion the version the last one returns
-	 * @param endKind the kind after the last one
-	 */
-	record Plan(List<PropertyUpcaster> steps, int endVersion, String endKind) {
-
-		/** @return the plan from this kind and version, or {@code null} when a general step comes on the way */
-		static @Nullable Plan of(String kind, int version, Map<String, Chain> chains) {
-			List<PropertyUpcaster> steps = new ArrayList<>();
-			String at = kind;
-			int atVersion = version;
-			while (true) {
-				Chain chain = chains.get(at);
-				EventUpcaster step = (chain != null) ? chain.step(atVersion) : null;
-				if (step == null) {
-					return new Plan(List.copyOf(steps), atVersion, at);
-				}
-				if (!(step instanceof PropertyUpcaster declared)) {
-					return null;
-				}
-				steps.add(declared);
-				at = declared.kindAfter();
-				atVersion++;
-			}
-		}
-
-	}
-
-	/**
 	 * @return the declared steps a payload of this kind at this version goes through on its token stream, or
 	 * {@code null} when no step reads it or a general step (a function on the tree) comes on the way
 	 */
-	@Nullable Plan streamPlan(@Nullable String kind, int version) {
-		Chain chain = (kind != null) ? this.events.get(kind) : null;
+	UpcasterChain.@Nullable Plan streamPlan(@Nullable String kind, int version) {
+		UpcasterChain chain = (kind != null) ? this.events.get(kind) : null;
 		return (chain != null) ? chain.plan(version) : null;
 	}
 
@@ -157,7 +88,7 @@ public final class Upcasters {
 
 	/** @return whether a step of this kind's chain reads this version (so the payload needs the tree) */
 	boolean hasStep(@Nullable String kind, int version) {
-		Chain chain = (kind != null) ? this.events.get(kind) : null;
+		UpcasterChain chain = (kind != null) ? this.events.get(kind) : null;
 		return chain != null && chain.step(version) != null;
 	}
 
@@ -185,7 +116,8 @@ public final class Upcasters {
 		int at = version;
 		while (true) {
 			JsonNode kindNode = current.get(this.typeProperty);
-			Chain chain = (kindNode != null && kindNode.isString()) ? this.events.get(kindNode.asString()) : null;
+			UpcasterChain chain = (kindNode != null && kindNode.isString()) ? this.events.get(kindNode.asString())
+					: null;
 			EventUpcaster step = (chain != null) ? chain.step(at) : null;
 			if (step == null) {
 				out.add(new Versioned(current, at));
