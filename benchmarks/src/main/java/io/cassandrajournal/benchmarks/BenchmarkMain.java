@@ -165,8 +165,8 @@ public final class BenchmarkMain {
 			if (selected("reads", "replay-100k")) {
 				results.add(log(reads.replay()));
 			}
-			if (selected("reads", "replay-100k-upcast")) {
-				results.add(log(reads.replayUpcast()));
+			if (selected("reads", "replay-100k-upcast", "replay-100k-upcast-tree")) {
+				reads.replayUpcast().forEach((r) -> results.add(log(r)));
 			}
 			if (selected("reads", "tag-walk")) {
 				results.add(log(reads.tagWalk()));

@@ -20,6 +20,11 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>
  * Implementations must be thread-safe. Register them with {@link Upcasters.Builder#add(EventUpcaster)}; the
  * Spring Boot starter picks up every {@code EventUpcaster} bean.
+ * <p>
+ * A step that only renames, removes or adds top-level properties, or renames the kind, can be declared instead of
+ * written as a function ({@link #renaming}, {@link #removing}, {@link #adding}, {@link #renamingKind},
+ * {@link #properties}, each giving a {@link PropertyUpcaster} that the others' methods extend): a chain of declared
+ * steps runs on the token stream without building a tree, so upcasting costs about what binding costs.
  */
 public interface EventUpcaster {
 
@@ -51,6 +56,59 @@ public interface EventUpcaster {
 	static EventUpcaster of(String kind, int fromVersion, UnaryOperator<ObjectNode> step) {
 		Objects.requireNonNull(step, "step");
 		return splitting(kind, fromVersion, (event) -> List.of(step.apply(event)));
+	}
+
+	/**
+	 * @param kind the kind the step reads
+	 * @param fromVersion the version the step reads
+	 * @return a declared step that changes nothing yet (extend it with {@link PropertyUpcaster}'s methods), named
+	 * {@code kind vN->vN+1}
+	 */
+	static PropertyUpcaster properties(String kind, int fromVersion) {
+		return PropertyUpcaster.of(kind, fromVersion);
+	}
+
+	/**
+	 * @param kind the kind the step reads
+	 * @param fromVersion the version the step reads
+	 * @param from the top-level property to rename
+	 * @param to its new name (a property of that name is dropped)
+	 * @return the declared step, named {@code kind vN->vN+1}
+	 */
+	static PropertyUpcaster renaming(String kind, int fromVersion, String from, String to) {
+		return properties(kind, fromVersion).renaming(from, to);
+	}
+
+	/**
+	 * @param kind the kind the step reads
+	 * @param fromVersion the version the step reads
+	 * @param names the top-level properties to remove
+	 * @return the declared step, named {@code kind vN->vN+1}
+	 */
+	static PropertyUpcaster removing(String kind, int fromVersion, String... names) {
+		return properties(kind, fromVersion).removing(names);
+	}
+
+	/**
+	 * @param kind the kind the step reads
+	 * @param fromVersion the version the step reads
+	 * @param name the top-level property to set (added as the last one; a property of that name is dropped)
+	 * @param value its value
+	 * @return the declared step, named {@code kind vN->vN+1}
+	 */
+	static PropertyUpcaster adding(String kind, int fromVersion, String name, String value) {
+		return properties(kind, fromVersion).adding(name, value);
+	}
+
+	/**
+	 * @param kind the kind the step reads
+	 * @param fromVersion the version the step reads
+	 * @param newKind the kind the event has after the step; it continues with that kind's upcasters, at the next
+	 * version
+	 * @return the declared step, named {@code kind vN->vN+1}
+	 */
+	static PropertyUpcaster renamingKind(String kind, int fromVersion, String newKind) {
+		return properties(kind, fromVersion).renamingKind(newKind);
 	}
 
 	/**

@@ -48,10 +48,13 @@ import io.cassandrajournal.UnknownPayloadTypeException;
  * one its chain reached fails to read, naming the kind and the missing version; a payload newer than its class
  * is read as it is (like unknown properties).
  * <p>
- * <b>Cost.</b> Only a payload that a step of its kind's chain reads (its kind, at its version) is parsed into a
- * tree; every other payload is bound from its text, a stamped one with its version property filtered out of the
- * token stream (so a payload already at the version its chain ends with, the usual case once a chain exists, costs
- * what it cost before the chain was registered).
+ * <b>Cost.</b> Only a payload that a general step of its kind's chain reads (its kind, at its version, or a
+ * {@link PropertyUpcaster} followed by a general step) is parsed into a tree; every other payload is bound from its
+ * text: a stamped one with its version property filtered out of the token stream (so a payload already at the
+ * version its chain ends with, the usual case once a chain exists, costs what it cost before the chain was
+ * registered), and one whose remaining steps are all {@link PropertyUpcaster}s through those steps applied to the
+ * token stream. A payload without a stamp at its end but with {@code "_version"} somewhere in its text goes to the
+ * tree, which finds a version stamped elsewhere (another writer).
  */
 public final class JacksonEventSerializer implements EventSerializer {
 
@@ -227,9 +230,10 @@ public final class JacksonEventSerializer implements EventSerializer {
 
 	/**
 	 * Reads one stored event, running the event chains: a split gives several values, in order. One pass over
-	 * the text unless a step of its kind's chain reads its version: without upcasters, for a kind without a chain,
-	 * or for a payload already at the version its chain ends with, Jackson binds the text (a stamped one with the
-	 * version property filtered out); otherwise the payload is parsed into the tree the chain runs on.
+	 * the text unless a general step of its kind's chain comes on its way: without upcasters, for a kind without a
+	 * chain, or for a payload already at the version its chain ends with, Jackson binds the text (a stamped one with
+	 * the version property filtered out); through declared steps only ({@link PropertyUpcaster}), it binds the text
+	 * through those steps on the token stream; otherwise the payload is parsed into the tree the chain runs on.
 	 */
 	@Override
 	public <T> List<T> deserializeEvent(String json, Class<T> type) {
@@ -239,14 +243,27 @@ public final class JacksonEventSerializer implements EventSerializer {
 		}
 		String kind = peekKind(json);
 		if (stamped == NOT_STAMPED && !this.upcasters.hasChain(kind)) {
-			// No stamp at the end and no chain: bound from the text, as without upcasters. A kind with a chain goes
-			// to the tree even when no step reads version 1: a stamp written elsewhere than at the end (README,
-			// "Evolving events") is found only there.
+			// No stamp at the end and no chain: bound from the text, as without upcasters. For a kind with a chain, a
+			// stamp written elsewhere than at the end (README, "Evolving events") is looked for below.
 			return List.of(checked(bind(json, null, type), 1, null, json));
 		}
 		if (stamped >= 1 && !this.upcasters.hasStep(kind, stamped)) {
 			// At the version its chain ends with (or a kind without a chain): no tree, the text without the version.
 			return List.of(checked(bindWithoutVersion(json, type), stamped, kind, json));
+		}
+		if (stamped >= 1 || (stamped == NOT_STAMPED && !json.contains(VERSION_MARK))) {
+			// The version is known without a tree: stamped at the end, or 1 when "_version" is nowhere in the text (one
+			// stamped elsewhere, or nested, is left to the tree below, which finds only the top-level one).
+			int version = (stamped == NOT_STAMPED) ? 1 : stamped;
+			if (!this.upcasters.hasStep(kind, version)) {
+				return List.of(checked(bind(json, null, type), version, kind, json));
+			}
+			UpcasterChain.Plan plan = this.upcasters.streamPlan(kind, version);
+			if (plan != null) {
+				// Declared steps only, to the end of the chain: run on the token stream, no tree.
+				return List.of(checked(bindUpcast(json, plan, stamped != NOT_STAMPED, type), plan.endVersion(),
+						plan.endKind(), json));
+			}
 		}
 		if (!(parse(json, type) instanceof ObjectNode object)) {
 			return List.of(checked(bind(json, null, type), 1, null, json));
@@ -350,6 +367,26 @@ public final class JacksonEventSerializer implements EventSerializer {
 		try (JsonParser parser = new FilteringParserDelegate(reader.createParser(json), WITHOUT_VERSION,
 				TokenFilter.Inclusion.INCLUDE_ALL_AND_PATH, true)) {
 			return reader.readValue(parser);
+		}
+		catch (JacksonException ex) {
+			throw readFailure(json, type, ex);
+		}
+	}
+
+	/**
+	 * Binds the stored text through the plan's declared steps, each a layer on the token stream (the first also
+	 * dropping the top-level version property of a stamped payload): what the steps give on the tree, without it.
+	 */
+	private <T> T bindUpcast(String json, UpcasterChain.Plan plan, boolean stamped, Class<T> type) {
+		ObjectReader reader = reader(type);
+		JsonParser parser = reader.createParser(json);
+		boolean dropVersion = stamped;
+		for (PropertyUpcaster step : plan.steps()) {
+			parser = new PropertyUpcastingParser(parser, step, dropVersion);
+			dropVersion = false;
+		}
+		try (JsonParser upcasting = parser) {
+			return reader.readValue(upcasting);
 		}
 		catch (JacksonException ex) {
 			throw readFailure(json, type, ex);

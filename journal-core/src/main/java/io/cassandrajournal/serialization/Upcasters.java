@@ -37,14 +37,27 @@ public final class Upcasters {
 
 	private final String typeProperty;
 
-	private final Map<String, Map<Integer, EventUpcaster>> events;
+	/** One chain per kind, its steps by version, with what streams from each version (looked up once per event). */
+	private final Map<String, UpcasterChain> events;
 
 	private final Map<Class<?>, Map<Integer, UnaryOperator<ObjectNode>>> snapshots;
 
 	private Upcasters(Builder builder) {
 		this.typeProperty = builder.typeProperty;
-		this.events = Map.copyOf(builder.events);
+		Map<String, UpcasterChain> events = new HashMap<>();
+		builder.events.forEach((kind, steps) -> events.put(kind, new UpcasterChain(steps, this.typeProperty)));
+		this.events = Map.copyOf(events);
+		this.events.forEach((kind, chain) -> chain.computePlans(kind, this.events));
 		this.snapshots = Map.copyOf(builder.snapshots);
+	}
+
+	/**
+	 * @return the declared steps a payload of this kind at this version goes through on its token stream, or
+	 * {@code null} when no step reads it or a general step (a function on the tree) comes on the way
+	 */
+	UpcasterChain.@Nullable Plan streamPlan(@Nullable String kind, int version) {
+		UpcasterChain chain = (kind != null) ? this.events.get(kind) : null;
+		return (chain != null) ? chain.plan(version) : null;
 	}
 
 	/** @return a builder for the event type property {@code kind} */
@@ -75,8 +88,8 @@ public final class Upcasters {
 
 	/** @return whether a step of this kind's chain reads this version (so the payload needs the tree) */
 	boolean hasStep(@Nullable String kind, int version) {
-		Map<Integer, EventUpcaster> chain = (kind != null) ? this.events.get(kind) : null;
-		return chain != null && chain.containsKey(version);
+		UpcasterChain chain = (kind != null) ? this.events.get(kind) : null;
+		return chain != null && chain.step(version) != null;
 	}
 
 	boolean hasSnapshotUpcasters(Class<?> type) {
@@ -103,9 +116,9 @@ public final class Upcasters {
 		int at = version;
 		while (true) {
 			JsonNode kindNode = current.get(this.typeProperty);
-			Map<Integer, EventUpcaster> chain = (kindNode != null && kindNode.isString())
-					? this.events.get(kindNode.asString()) : null;
-			EventUpcaster step = (chain != null) ? chain.get(at) : null;
+			UpcasterChain chain = (kindNode != null && kindNode.isString()) ? this.events.get(kindNode.asString())
+					: null;
+			EventUpcaster step = (chain != null) ? chain.step(at) : null;
 			if (step == null) {
 				out.add(new Versioned(current, at));
 				return;

@@ -116,6 +116,37 @@ class UpcastingIT {
 		assertThat(stored).containsExactly(V1_DEPOSITED, V1_TRANSFERRED, "{\"kind\":\"deposited\",\"amount\":1}");
 	}
 
+	/**
+	 * Events an intermediate release wrote at version 2 (stamped), read through the declared funds-added step on the
+	 * token stream on replay and on a tag query; one stamped before its other properties (another writer) goes through
+	 * the tree, with the same result.
+	 */
+	@Test
+	void versionTwoEventsReadThroughTheDeclaredStepOnEveryPath() {
+		String pid = "declared-" + System.nanoTime();
+		String tag = "declared-" + System.nanoTime();
+		java.util.Map<String, Object> atEnd = new java.util.LinkedHashMap<>();
+		atEnd.put("kind", "funds-added");
+		atEnd.put("amountCents", 300);
+		atEnd.put("_version", 2);
+		java.util.Map<String, Object> first = new java.util.LinkedHashMap<>();
+		first.put("_version", 2);
+		first.put("kind", "funds-added");
+		first.put("amountCents", 40);
+		result(this.oldJournal.append(pid, 0, List.of(EventToAppend.of(atEnd, tag), EventToAppend.of(first, tag))));
+		List<String> stored = new ArrayList<>();
+		result(this.journal.replayRaw(pid, 1, Long.MAX_VALUE, (event) -> stored.add(event.payload())));
+		assertThat(stored).containsExactly("{\"kind\":\"funds-added\",\"amountCents\":300,\"_version\":2}",
+				"{\"_version\":2,\"kind\":\"funds-added\",\"amountCents\":40}");
+		List<String> expected = List.of("1:" + new FundsAdded(300, "EUR"), "2:" + new FundsAdded(40, "EUR"));
+		List<String> replayed = new CopyOnWriteArrayList<>();
+		result(this.journal.replay(pid, 1, Long.MAX_VALUE, Ledger.class, (event) -> replayed.add(describe(event))));
+		assertThat(replayed).isEqualTo(expected);
+		EventsPage<Ledger> page = result(this.query.currentEventsByTag(TagFilter.tag(tag), TagOffset.START, 100,
+				Ledger.class));
+		assertThat(page.events()).extracting((event) -> describe(event.event())).isEqualTo(expected);
+	}
+
 	/** A ledger that refuses to go below zero; its balance is in cents. */
 	static final class LedgerEntity implements EventSourcedEntity<Long, Ledger> {
 

@@ -67,9 +67,11 @@ public final class LedgerEvents {
 		return event;
 	});
 
-	/** funds-added v2 to v3: the currency, euros before version 3. */
-	public static final EventUpcaster FUNDS_ADDED_V2 = EventUpcaster.of("funds-added", 2,
-			(event) -> event.put("currency", "EUR"));
+	/**
+	 * funds-added v2 to v3: the currency, euros before version 3. A declared step: a payload stored at version 2 is
+	 * upcast on its token stream; one from version 1 goes through the function step above, then this one on the tree.
+	 */
+	public static final EventUpcaster FUNDS_ADDED_V2 = EventUpcaster.adding("funds-added", 2, "currency", "EUR");
 
 	/** transferred v1 to funds-removed v2 and transfer-noted v2: a split. */
 	public static final EventUpcaster TRANSFERRED_V1 = EventUpcaster.splitting("transferred", 1, (event) -> {
@@ -82,9 +84,8 @@ public final class LedgerEvents {
 		return List.of(removed, noted);
 	});
 
-	/** funds-removed v2 to v3: the currency. */
-	public static final EventUpcaster FUNDS_REMOVED_V2 = EventUpcaster.of("funds-removed", 2,
-			(event) -> event.put("currency", "EUR"));
+	/** funds-removed v2 to v3: the currency (declared, like {@link #FUNDS_ADDED_V2}). */
+	public static final EventUpcaster FUNDS_REMOVED_V2 = EventUpcaster.adding("funds-removed", 2, "currency", "EUR");
 
 	/** @return every chain from version 1 to the current version */
 	public static Upcasters upcasters() {

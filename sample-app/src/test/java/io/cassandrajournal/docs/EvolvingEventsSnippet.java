@@ -48,10 +48,18 @@ final class EvolvingEventsSnippet {
 		    });
 		}
 
-		// funds-added v2 gains a currency at v3
+		// funds-added v2 gains a currency at v3: a declared step, read without a JSON tree
 		@Bean
 		EventUpcaster fundsAddedV2() {
-		    return EventUpcaster.of("funds-added", 2, (event) -> event.put("currency", "EUR"));
+		    return EventUpcaster.adding("funds-added", 2, "currency", "EUR");
+		}
+
+		// v1 {"kind":"credited","cents":250,"legacyId":7} becomes funds-added v2: declared renames and a removal
+		@Bean
+		EventUpcaster creditedV1() {
+		    return EventUpcaster.renamingKind("credited", 1, "funds-added")
+		            .renaming("cents", "amountCents")
+		            .removing("legacyId");
 		}
 
 		// v1 {"kind":"transferred","amount":2,"to":"bob"} splits into two events at v2
@@ -74,9 +82,10 @@ final class EvolvingEventsSnippet {
 		EventUpcaster depositedV1 = beans.depositedV1();
 		EventUpcaster fundsAddedV2 = beans.fundsAddedV2();
 		EventUpcaster transferredV1 = beans.transferredV1();
+		EventUpcaster creditedV1 = beans.creditedV1();
 		// tag::evolving-events-plain-java[]
 		Upcasters upcasters = Upcasters.builder()
-		    .add(depositedV1).add(fundsAddedV2).add(transferredV1)        // a gap in a chain fails here
+		    .add(depositedV1).add(fundsAddedV2).add(transferredV1).add(creditedV1)   // a gap in a chain fails here
 		    .snapshot(Balance.class, 1, (state) -> state.put("cents", state.remove("euros").asLong() * 100))
 		    .build();
 		JacksonEventSerializer serializer = new JacksonEventSerializer(upcasters);

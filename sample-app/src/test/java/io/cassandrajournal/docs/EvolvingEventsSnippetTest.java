@@ -25,6 +25,9 @@ class EvolvingEventsSnippetTest {
 		assertThat(this.serializer.deserializeEvent("{\"kind\":\"transferred\",\"amount\":2,\"to\":\"bob\"}",
 				LedgerEvent.class))
 			.containsExactly(new FundsRemoved(200), new TransferNoted("bob"));
+		assertThat(this.serializer.deserializeEvent("{\"kind\":\"credited\",\"cents\":250,\"legacyId\":7}",
+				LedgerEvent.class))
+			.as("through the two declared steps").containsExactly(new FundsAdded(250, "EUR"));
 	}
 
 	@Test
