@@ -464,7 +464,8 @@ public final class CassandraJournalOptions {
 	 * @param inFlightWait how long after its claim a sequence number without a visible event is still treated
 	 * as in flight (another writer's append between its claim and its batch) and waited for by entity loads,
 	 * entity projections and {@code deleteTo} (with the tag index on; without it, only a hole at the end of a range
-	 * whose last number shows no event), default 30 s; once its claim is older, a missing number is a crash gap: sealed
+	 * whose last number shows no event and, with client-side time stamps, no event above it in its partition either;
+	 * with server-side time stamps, every hole of a range whose last number shows no event), default 30 s; once its claim is older, a missing number is a crash gap: sealed
 	 * by entity loads and entity projections (a range deletion, so its batch never appears later), stepped over
 	 * and logged. An append whose rows complete later than this after its claim reports
 	 * {@link io.cassandrajournal.journal.JournalWriteUncertainException}. Zero never waits and never seals (the

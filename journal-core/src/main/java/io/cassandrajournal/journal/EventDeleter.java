@@ -9,6 +9,7 @@ import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.AsyncResultSet;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
+import com.datastax.oss.driver.api.core.cql.Statement;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,8 +55,8 @@ import io.cassandrajournal.internal.JournalStatements;
  * R2's open lows). What is left of that window is the deletes themselves and the mark's write, no wait. A settled
  * range costs nothing more: the same reads, no wait. A batch that lands after its numbers were stepped over (later
  * than {@code in-flight-wait} after its claim) is shadowed in {@code events} by the range deletion (an append's
- * rows carry the write time taken before its claim), but its tag rows stay: the residual window of
- * docs/reliability.md, finding 7.
+ * rows carry the write time taken before its claim, with client-side time stamps and clocks that agree within the
+ * time from claim to delete), but its tag rows stay: the residual window of docs/reliability.md, finding 7.
  * <p>
  * <b>Without the tag index</b> there are no tag rows to find, and a late batch's events are shadowed the same way;
  * what still matters is the mark. Replays take the numbers under it that no event shows as deleted, at once
@@ -65,13 +66,20 @@ import io.cassandrajournal.internal.JournalStatements;
  * on their way (docs/reliability.md, finding 23, Review, item 4). Only the head's own claim can be released (a
  * release is conditional on the head being the claim's last number, and a claim with a visible event is never
  * released), and the numbers below a visible event can never be released again. So one single-row read asks
- * whether the range's last number shows an event: if it does, the range is deleted at once, as before; if it does
- * not (that claim in flight, a crash gap, or a sealed one), the call reads the range's keys and waits on the hole at
- * its end exactly as with the tag index (re-reading the head, which a release lowers, so the range and the mark
- * shrink to it), without any tag row to delete. A hole in the middle of the range (below a visible event) is not
- * waited on there: it cannot be released, a batch of it that still lands is shadowed by the range deletion, and
- * there are no tag rows to find, so it goes with the range at once, as on the path for a range whose last number
- * shows an event (finding 23, R2's open lows). On either path a range that shrinks to nothing (the head released
+ * whether the range's last number shows an event: if it does, the range is deleted at once, as before; so it is
+ * when an event above it in its partition is visible (the hole at the end is then below a visible event; with
+ * client-side time stamps only, see below); if not (that claim in flight, a crash gap, or a sealed one), the call
+ * reads the range's keys and waits on the hole at its end exactly as with the tag index (re-reading the head, which
+ * a release lowers, so the range and the mark shrink to it), without any tag row to delete. A hole in the middle of
+ * the range (below a visible event) is not waited on there: it cannot be released, a batch of it that still lands is
+ * shadowed by the range deletion, and there are no tag rows to find, so it goes with the range at once, as on the
+ * path for a range whose last number shows an event (finding 23, R2's open lows). That shadowing holds only when
+ * the driver stamps writes on the client (its default): with time stamps left to the server (its
+ * {@code ServerSideTimestampGenerator}, which the journal allows with a warning, {@code SealConditions}), a late
+ * batch gets the time it reaches a replica, later than the deletion, and its events would survive under the mark.
+ * So with server-side time stamps a middle hole is waited on as with the tag index, and a hole at the end below a
+ * visible event above the range too, as before (finding 23, R2's review of a91a7db, items 1 and 2; checked once,
+ * when the journal is built). On either path a range that shrinks to nothing (the head released
  * down to the mark, to 0 for a new entity) ends the call without deleting anything or writing a mark: the numbers
  * are free, and the next append that takes them must keep its events.
  */
@@ -95,6 +103,12 @@ final class EventDeleter {
 	/** The range's keys (with their tags when the tag index is on), read by {@link Run}. */
 	private final PreparedStatement selectTagged;
 
+	/**
+	 * Whether the driver stamps writes on the client: only then does a range deletion shadow a batch that lands
+	 * after it, so that, without the tag index, a hole below a visible event needs no wait.
+	 */
+	private final boolean clientSideTimestamps;
+
 	public EventDeleter(CqlSession session, CassandraJournalOptions options, JournalStatements statements,
 			EventReader reader, DeletionMarks marks) {
 		this.session = session;
@@ -108,6 +122,7 @@ final class EventDeleter {
 			.read("SELECT sequence_nr, timestamp" + (options.useTagIndex() ? ", tags" : "") + " FROM "
 					+ options.requireKeyspace() + "." + options.eventsTable()
 					+ " WHERE persistence_id = ? AND partition_nr = ? AND sequence_nr >= ? AND sequence_nr <= ?");
+		this.clientSideTimestamps = session.getContext().getTimestampGenerator().next() != Statement.NO_DEFAULT_TIMESTAMP;
 	}
 
 	/**
@@ -116,7 +131,8 @@ final class EventDeleter {
 	 * @return completes when the events and their tag index rows are deleted and the mark is recorded; with the
 	 * tag index on, after the numbers of the range claimed within {@code in-flight-wait} have appeared (or become
 	 * crash gaps, or been released); without it, when the range's last number shows no event, after the hole at the
-	 * range's end has (a hole below a visible event is deleted without a wait)
+	 * range's end has (with client-side time stamps, a hole below a visible event is deleted without a wait; with
+	 * server-side ones, every hole of the range is waited on as with the tag index)
 	 */
 	public CompletionStage<Void> deleteTo(String persistenceId, long toSequenceNr) {
 		CompletableFuture<EventReader.Head> head = this.reader.headWithClaimTime(persistenceId).toCompletableFuture();
@@ -142,13 +158,17 @@ final class EventDeleter {
 
 	/**
 	 * Without the tag index: the range at once when its last number shows an event (nothing in it can be released
-	 * and claimed again), else read and waited on as with the tag index ({@link Run}, no tag rows), so the mark
-	 * never covers a claim that may still be released (finding 23, Review, item 4).
+	 * and claimed again) or, with client-side time stamps, when an event above it in its partition does (a hole at
+	 * the end is then below a visible event: never released, and a batch of it that lands later is shadowed; R2's
+	 * review of a91a7db, item 2); else read and waited on as with the tag index ({@link Run}, no tag rows), so the
+	 * mark never covers a claim that may still be released (finding 23, Review, item 4).
 	 * @return completes with the last number deleted
 	 */
 	private CompletionStage<Long> withoutTagIndex(String persistenceId, Range range) {
 		long upper = range.upper();
-		return this.reader.firstAbove(persistenceId, upper - 1, upper).thenCompose((first) -> (first == upper)
+		// The first visible event at or above upper in upper's partition, Long.MAX_VALUE if none.
+		return this.reader.firstAbove(persistenceId, upper - 1, upper).thenCompose((first) -> (first == upper
+				|| (this.clientSideTimestamps && first != Long.MAX_VALUE))
 				? deleteEventsOnly(persistenceId, this.reader.partitionOf(range.alreadyDeleted() + 1),
 						this.reader.partitionOf(upper), upper).thenApply((ignored) -> upper)
 				: new Run(null, persistenceId, range).first());
@@ -169,7 +189,8 @@ final class EventDeleter {
 	}
 
 	/**
-	 * One call with the tag index on (or without it, when the range's last number shows no event): reads from
+	 * One call with the tag index on (or without it, when the range's last number shows no event and, with
+	 * client-side time stamps, no event above it in its partition does): reads from
 	 * {@link #next} (the first number not yet settled) partition by partition, deleting each page's tag rows (if
 	 * any), and the events of the whole range once {@link #next} has passed its end. Only one stage of it runs at a
 	 * time.
@@ -202,7 +223,7 @@ final class EventDeleter {
 
 		/**
 		 * Every number below it is visible (its tag rows found), stepped over as a crash gap, or (without the tag
-		 * index) a middle hole below a visible event.
+		 * index, with client-side time stamps) a middle hole below a visible event.
 		 */
 		private long next;
 
@@ -253,15 +274,17 @@ final class EventDeleter {
 
 		/**
 		 * A hole in the middle of the range, below a visible event. With the tag index it is waited on while in flight
-		 * (its tag rows must be found). Without it, it is deleted with the range at once: numbers below a visible event
-		 * can never be released and claimed again (the mark may cover them), and a batch of theirs that still lands
-		 * carries a write time taken before its claim, so the range deletion shadows it.
+		 * (its tag rows must be found). Without it, and with client-side time stamps, it is deleted with the range at
+		 * once: numbers below a visible event can never be released and claimed again (the mark may cover them), and a
+		 * batch of theirs that still lands carries a write time taken before its claim, so the range deletion shadows
+		 * it. With server-side time stamps such a batch would carry the time it lands and survive the deletion, so the
+		 * hole is waited on as with the tag index (R2's review of a91a7db, item 1).
 		 * @param to the last missing number of the hole at {@link #next}
 		 * @param claimedAt no earlier than their claim
 		 * @return whether the hole is settled (then stepped over); false while it is in flight
 		 */
 		private boolean settle(long to, long claimedAt) {
-			if (this.index == null) {
+			if (this.index == null && EventDeleter.this.clientSideTimestamps) {
 				logger.debug("deleteTo of '{}': sequence numbers {}..{} show no event below event {}; deleted with the "
 						+ "range without a wait (no tag index rows to find; a batch of theirs that lands later is "
 						+ "shadowed by the range deletion)", this.persistenceId, this.next, to, to + 1);

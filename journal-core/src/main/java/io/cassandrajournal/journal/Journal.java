@@ -129,7 +129,12 @@ public interface Journal {
 	 * snapshot). The head is unchanged: later appends continue after it. A deleted event is gone from every
 	 * reader: replay, tag queries and live tag feeds. Work is bounded by the stored events, not by the argument.
 	 * Numbers of the range that another writer has claimed and not yet made visible are waited for first, as
-	 * replays wait for them (up to the Cassandra journal's {@code in-flight-wait} after their claim).
+	 * replays wait for them (up to the Cassandra journal's {@code in-flight-wait} after their claim). In the
+	 * Cassandra journal that is every such number with the tag index on. Without it, nothing is waited for when
+	 * the range's last number shows an event; otherwise, with client-side write time stamps (the driver's default),
+	 * only a hole at the range's end, and not when an event above the range in the same partition is visible (a late
+	 * batch of numbers not waited for is shadowed by the deletion, writers' clocks agreeing within the time from claim
+	 * to delete); with time stamps left to the server, every hole of the range.
 	 * @param persistenceId the entity's id
 	 * @param toSequenceNr the last sequence number to delete; {@code Long.MAX_VALUE} deletes every stored event
 	 * @return completes when deleted

@@ -48,7 +48,8 @@ import io.cassandrajournal.journal.CassandraJournal;
  * With a bucketed tag index, buckets a retention cleanup dropped ({@code JournalCleanup.dropTagBuckets}) are not
  * refilled: a tag row stamped before its tag's drop mark is skipped (the mark of each tag is read once per
  * {@link #run}, when the tag is first met; docs/reliability.md, finding 23). A drop that runs while the backfill runs
- * may still be refilled for the tags the backfill met before it: run the two apart.
+ * may still be refilled for the tags the backfill met before it: run the two apart. Each run keeps its own marks
+ * read and counts, so two runs of one instance at once do not disturb each other (they only do the work twice).
  * <p>
  * Load and memory are bounded: one persistenceId at a time, its events read {@value #EVENTS_PER_CHUNK}
  * at a time, and at most {@value #MAX_IN_FLIGHT_WRITES} event writes (each one unlogged batch per tag
@@ -83,11 +84,20 @@ public final class TagIndexBackfill {
 	/** With a bucketed tag index: how far retention dropped each tag's buckets (not refilled). */
 	private final @Nullable DroppedBucketMarks dropMarks;
 
-	/** The current run's drop mark per tag met (epoch millis; Long.MIN_VALUE: none), read once per run. */
-	private final Map<String, CompletableFuture<Long>> marksRead = new ConcurrentHashMap<>();
+	/**
+	 * One run's state: its own, not the instance's, so that a second run started while one is on its way cannot
+	 * clear the marks the first is about to take (R2's review of a91a7db, item 5: it failed on a null).
+	 * @param marksRead the drop mark per tag met (epoch millis; Long.MIN_VALUE: none), read once per run
+	 * @param rows tag rows written
+	 * @param skipped tag rows skipped as inside a dropped range
+	 */
+	private record Run(Map<String, CompletableFuture<Long>> marksRead, AtomicLong rows, AtomicLong skipped) {
 
-	/** Tag rows the current run skipped as inside a dropped range. */
-	private final AtomicLong skipped = new AtomicLong();
+		Run() {
+			this(new ConcurrentHashMap<>(), new AtomicLong(), new AtomicLong());
+		}
+
+	}
 
 	private TagIndexBackfill(CassandraJournal journal, CqlSession session, CassandraJournalOptions options) {
 		this.journal = journal;
@@ -119,42 +129,40 @@ public final class TagIndexBackfill {
 
 	/** @return how many tag rows were written (rows inside a dropped range are skipped, not counted) */
 	public CompletionStage<Long> run() {
-		AtomicLong rows = new AtomicLong();
-		this.marksRead.clear();
-		this.skipped.set(0);
-		return page(null, rows).thenApply((ignored) -> {
-			if (this.skipped.get() > 0) {
+		Run run = new Run();
+		return page(null, run).thenApply((ignored) -> {
+			if (run.skipped().get() > 0) {
 				logger.info("Tag index backfill: {} tag rows not written, inside ranges a retention cleanup dropped "
-						+ "(JournalCleanup.dropTagBuckets; docs/reliability.md, finding 23)", this.skipped.get());
+						+ "(JournalCleanup.dropTagBuckets; docs/reliability.md, finding 23)", run.skipped().get());
 			}
-			return rows.get();
+			return run.rows().get();
 		});
 	}
 
-	private CompletionStage<Void> page(String afterId, AtomicLong rows) {
+	private CompletionStage<Void> page(String afterId, Run run) {
 		return this.journal.persistenceIds(afterId, IDS_PER_PAGE).thenCompose((ids) -> {
 			CompletionStage<Void> chain = CompletableFuture.completedFuture(null);
 			for (String id : ids) {
-				chain = chain.thenCompose((ignored) -> index(id, rows));
+				chain = chain.thenCompose((ignored) -> index(id, run));
 			}
 			return (ids.size() < IDS_PER_PAGE) ? chain
-					: chain.thenCompose((ignored) -> page(ids.get(ids.size() - 1), rows));
+					: chain.thenCompose((ignored) -> page(ids.get(ids.size() - 1), run));
 		});
 	}
 
-	private CompletionStage<Void> index(String persistenceId, AtomicLong rows) {
+	private CompletionStage<Void> index(String persistenceId, Run run) {
 		// Up to the head read now: events appended later index themselves.
-		return this.journal.highestSequenceNr(persistenceId).thenCompose((head) -> chunk(persistenceId, 1, head, rows));
+		return this.journal.highestSequenceNr(persistenceId).thenCompose((head) -> chunk(persistenceId, 1, head, run));
 	}
 
-	private CompletionStage<Void> chunk(String persistenceId, long from, long head, AtomicLong rows) {
+	private CompletionStage<Void> chunk(String persistenceId, long from, long head, Run run) {
 		if (from > head) {
 			return CompletableFuture.completedFuture(null);
 		}
 		long to = Math.min(head, from + EVENTS_PER_CHUNK - 1);
-		return read(persistenceId, from, to).thenCompose(this::withoutDropped)
-			.thenCompose((writes) -> writeWindowed(writes, rows))
-			.thenCompose((ignored) -> chunk(persistenceId, to + 1, head, rows));
+		return read(persistenceId, from, to).thenCompose((writes) -> withoutDropped(writes, run))
+			.thenCompose((writes) -> writeWindowed(writes, run.rows()))
+			.thenCompose((ignored) -> chunk(persistenceId, to + 1, head, run));
 	}
 
 	/** One event's tag rows and the write time they are written with: the event's own. */
@@ -204,7 +212,7 @@ public final class TagIndexBackfill {
 	 * Leaves out the tag rows stamped before their tag's drop mark: their bucket was dropped by a retention cleanup,
 	 * and writing them would bring it back (its list entry too) while the mark still says it is gone.
 	 */
-	private CompletionStage<List<Write>> withoutDropped(List<Write> writes) {
+	private CompletionStage<List<Write>> withoutDropped(List<Write> writes, Run run) {
 		DroppedBucketMarks marks = this.dropMarks;
 		if (marks == null || writes.isEmpty()) {
 			return CompletableFuture.completedFuture(writes);
@@ -217,7 +225,7 @@ public final class TagIndexBackfill {
 		}
 		List<CompletableFuture<Long>> reads = new ArrayList<>(tags.size());
 		for (String tag : tags) {
-			reads.add(this.marksRead.computeIfAbsent(tag, (t) -> marks.droppedBefore(t)
+			reads.add(run.marksRead().computeIfAbsent(tag, (t) -> marks.droppedBefore(t)
 				.thenApply((mark) -> mark.map((instant) -> instant.toEpochMilli()).orElse(Long.MIN_VALUE))
 				.toCompletableFuture()));
 		}
@@ -226,11 +234,11 @@ public final class TagIndexBackfill {
 			for (Write write : writes) {
 				List<TagPartitions.TagRow> rows = new ArrayList<>(write.rows().size());
 				for (TagPartitions.TagRow row : write.rows()) {
-					if (row.timestamp() >= this.marksRead.get(row.tag()).join()) {
+					if (row.timestamp() >= run.marksRead().get(row.tag()).join()) {
 						rows.add(row);
 					}
 					else {
-						this.skipped.incrementAndGet();
+						run.skipped().incrementAndGet();
 					}
 				}
 				if (!rows.isEmpty()) {

@@ -1,5 +1,8 @@
 package io.cassandrajournal.journal;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -10,7 +13,10 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.context.DriverContext;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Statement;
+import com.datastax.oss.driver.api.core.time.TimestampGenerator;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -486,6 +492,105 @@ class DeleteToIT {
 		result(journal.deleteTo(id, 10), Duration.ofSeconds(10));
 		assertThat(replayed(journal, id)).isEmpty();
 		assertThat(result(journal.checkConsistency(id)).hasGap()).isFalse();
+	}
+
+
+	/**
+	 * The middle-hole shortcut above rests on client-side write times: an append's rows carry a time taken before its
+	 * claim, so the range deletion's later time shadows a batch of the hole that lands after it. With the driver's
+	 * time stamps left to the server ({@code ServerSideTimestampGenerator}; the journal allows it and only warns),
+	 * such a batch gets the time it reaches the node, later than the deletion, and survives under the mark
+	 * (docs/reliability.md, finding 23, R2's review of a91a7db, item 1). So with server-side time stamps the middle
+	 * hole is waited on again, as before a91a7db: here the batch of 4..5 is held 3 s while 6 is visible above it and
+	 * the end hole 9..10 is older than the wait (an hour-ahead writer stamped 1..6, as in the test above); the
+	 * deleteTo must not finish before that batch lands, and the replay after it must find nothing.
+	 */
+	@Test
+	void withServerSideTimestampsAMiddleHoleInFlightIsWaitedOnSoItsLateBatchIsDeletedToo() {
+		SettableClock clock = new SettableClock(Instant.now());
+		CassandraJournalOptions options = this.options.withUseTagIndex(false)
+			.withInFlightWait(Duration.ofSeconds(60))
+			.withClock(clock);
+		CqlSession serverSide = serverSideTimestamps(session());
+		FaultInjectingSession faults = new FaultInjectingSession(serverSide);
+		CassandraJournal journal = journal(faults.session(), options);
+		CassandraJournal other = journal(serverSide, options);
+		String id = newId();
+		Instant start = clock.instant();
+		clock.set(start.plus(Duration.ofHours(1)));
+		result(journal.append(id, 0, deposits(3, "late-middle")));
+		// 4..5: claimed now, their batch held 3 s on its way to the node.
+		faults.delayBatches(Duration.ofSeconds(3));
+		CompletableFuture<AppendResult> middle = journal.append(id, 3, deposits(2, "late-middle")).toCompletableFuture();
+		await().alias("the claim of 4..5").atMost(Duration.ofSeconds(10))
+			.until(() -> result(other.highestSequenceNr(id)) == 5L);
+		result(other.append(id, 5, deposits(1, "late-middle")));
+		clock.set(start);
+		result(other.append(id, 6, deposits(4, "late-middle")));
+		// 9..10: a crash gap at the end, claimed longer ago than the wait once the clock moves on.
+		session().execute("DELETE FROM " + this.fixture.keyspaceName() + "." + options.eventsTable()
+				+ " WHERE persistence_id = ? AND partition_nr = 0 AND sequence_nr >= 9 AND sequence_nr <= 10", id);
+		clock.set(start.plus(options.inFlightWait()).plusSeconds(1));
+		assertThat(middle).as("the batch of 4..5 still held").isNotDone();
+
+		result(journal.deleteTo(id, 10), Duration.ofSeconds(30));
+		// Bound: the held batch lands 3 s after its send; 30 s allowed.
+		result(middle, Duration.ofSeconds(30));
+		assertThat(replayed(journal, id)).as("no event of 1..10 survives the deletion").isEmpty();
+	}
+
+	/**
+	 * Without the tag index, a hole at the range's end below a visible event above the range (1..8 and 11..12
+	 * visible, 9..10 in flight, {@code deleteTo(id, 10)}) cannot be released (only the head's claim can be, and 12 is
+	 * the head), has no tag rows, and a batch of it that lands later is shadowed by the range deletion: the range goes
+	 * at once, as when its last number shows an event (docs/reliability.md, finding 23, R2's review of a91a7db, item
+	 * 2). Before, the call waited on 9..10 for up to {@code in-flight-wait} (60 s here; 10 s allowed).
+	 */
+	@Test
+	void withoutTheTagIndexAnEndHoleBelowAVisibleEventAboveTheRangeIsNotWaitedOn() {
+		CassandraJournalOptions options = this.options.withUseTagIndex(false).withInFlightWait(Duration.ofSeconds(60));
+		CassandraJournal journal = journal(session(), options);
+		String id = newId();
+		result(journal.append(id, 0, deposits(12, "end-hole-below")));
+		// 9..10 claimed just now and not visible: their batch still on its way.
+		session().execute("DELETE FROM " + this.fixture.keyspaceName() + "." + options.eventsTable()
+				+ " WHERE persistence_id = ? AND partition_nr = 0 AND sequence_nr >= 9 AND sequence_nr <= 10", id);
+
+		result(journal.deleteTo(id, 10), Duration.ofSeconds(10));
+		assertThat(replayed(journal, id)).containsExactly(11L, 12L);
+	}
+
+	/**
+	 * @param session the test keyspace's session
+	 * @return the same session whose driver context's time stamp generator leaves write time stamps to the server
+	 * (as the driver's {@code ServerSideTimestampGenerator} does)
+	 */
+	private static CqlSession serverSideTimestamps(CqlSession session) {
+		TimestampGenerator serverSide = new TimestampGenerator() {
+			@Override
+			public long next() {
+				return Statement.NO_DEFAULT_TIMESTAMP;
+			}
+
+			@Override
+			public void close() {
+			}
+		};
+		DriverContext context = session.getContext();
+		DriverContext view = (DriverContext) Proxy.newProxyInstance(DriverContext.class.getClassLoader(),
+				new Class<?>[] { DriverContext.class }, (proxy, method, args) -> method.getName()
+					.equals("getTimestampGenerator") ? serverSide : invoke(context, method, args));
+		return (CqlSession) Proxy.newProxyInstance(CqlSession.class.getClassLoader(), new Class<?>[] { CqlSession.class },
+				(proxy, method, args) -> method.getName().equals("getContext") ? view : invoke(session, method, args));
+	}
+
+	private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+		try {
+			return method.invoke(target, args);
+		}
+		catch (InvocationTargetException ex) {
+			throw ex.getCause();
+		}
 	}
 
 }

@@ -5,6 +5,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -209,6 +211,41 @@ class DroppedTagBucketsIT {
 		assertThat(sequenceNrs(page)).as("the dropped bucket stays dropped").containsExactly(3L, 4L);
 		assertThat(result(cleanup.planTagBuckets(mark))).as("no bucket listed again before the mark")
 			.noneMatch((bucket) -> bucket.tag().equals(tag));
+	}
+
+
+	/**
+	 * Two runs of one backfill at once (docs/reliability.md, finding 23, R2's review of a91a7db, item 5): the drop
+	 * marks read and the rows skipped were the instance's, and {@code run()} cleared them, so a second run starting
+	 * while the first waited for a tag's drop mark emptied the map the first then took that mark from (a null: the
+	 * first run failed). Here the second run starts while the first one's first drop-mark read is being answered;
+	 * both must complete, and the tag's events stay indexed.
+	 */
+	@Test
+	void twoRunsOfTheTagIndexBackfillAtOnceBothComplete() {
+		SettableClock clock = new SettableClock(Instant.parse("2026-06-01T08:00:10Z"));
+		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(), bucketed(clock),
+				new JacksonEventSerializer());
+		String tag = "two-runs-" + System.nanoTime();
+		String id = "two-runs-" + UUID.randomUUID();
+		result(journal.append(id, 0, deposits(3, tag)));
+		FaultInjectingSession faults = new FaultInjectingSession(this.keyspace.session());
+		TagIndexBackfill backfill = TagIndexBackfill.create(journal, faults.session(), journal.options());
+		AtomicReference<CompletableFuture<Long>> second = new AtomicReference<>();
+		// The first drop-mark read (the first run's): its answer comes after the second run has started.
+		faults.answerAfter(FaultInjectingSession.cqlContaining("AND bucket < 0 LIMIT 1"), 0, () -> {
+			second.set(backfill.run().toCompletableFuture());
+			return CompletableFuture.completedFuture(null);
+		});
+
+		CompletableFuture<Long> first = backfill.run().toCompletableFuture();
+		// Bounds: the events of this class's keyspace, a few dozen; 30 s for each run.
+		assertThat(result(first, Duration.ofSeconds(30))).as("the first run's rows").isGreaterThanOrEqualTo(3);
+		assertThat(second.get()).as("the second run started during the first").isNotNull();
+		assertThat(result(second.get(), Duration.ofSeconds(30))).as("the second run's rows").isGreaterThanOrEqualTo(3);
+		EventsPage<AccountEvent> page = result(
+				query(journal).currentEventsByTag(TagFilter.tag(tag), TagOffset.START, 100, AccountEvent.class));
+		assertThat(sequenceNrs(page)).containsExactly(1L, 2L, 3L);
 	}
 
 }

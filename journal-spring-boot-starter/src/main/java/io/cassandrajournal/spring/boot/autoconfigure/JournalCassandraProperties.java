@@ -91,7 +91,8 @@ public class JournalCassandraProperties {
 	/**
 	 * How long after its claim a sequence number without a visible event is waited for by entity loads,
 	 * entity projections and deleteTo (with the tag index; without it, only a hole at the end of a range whose
-	 * last number shows no event) (another writer's append between claim and batch)
+	 * last number shows no event and, with client-side time stamps, no event above it in its partition either; with
+	 * server-side time stamps, every hole of such a range) (another writer's append between claim and batch)
 	 * before it counts as a crash gap, is sealed (its batch never appears later) and is stepped over; an append
 	 * whose rows complete later than this after its claim is reported as uncertain. 0 never waits nor seals; other
 	 * values under 100ms are refused. Keep it well above claim-settle-time: a failed append's claim release is sent
