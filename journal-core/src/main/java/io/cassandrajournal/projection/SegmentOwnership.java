@@ -191,7 +191,9 @@ final class SegmentOwnership {
 				}
 			}
 		}
-		catch (RuntimeException ex) {
+		catch (Throwable ex) {
+			// Anything: a throw would end this loop for good (scheduleWithFixedDelay runs it no more) while the
+			// renewal loop kept renewing the segments held, so they would stay held and never run.
 			logger.warn("Projection {}: balancing its segments failed; trying again", this.projection, ex);
 		}
 	}
