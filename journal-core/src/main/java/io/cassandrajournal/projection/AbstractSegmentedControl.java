@@ -30,7 +30,15 @@ abstract class AbstractSegmentedControl implements SegmentedControl {
 
 	private final SegmentStatuses statuses;
 
-	private volatile boolean paused;
+	/** Guarded by {@link #pausing}. */
+	private boolean paused;
+
+	/**
+	 * Held while the pause flag is set and applied to the running segments, and while a newly taken segment's
+	 * runner is paused by it: so a {@link #resume()} (or {@link #pause()}) either finds the new runner or is seen
+	 * by its take, and cannot be undone by a take that read the flag before it.
+	 */
+	private final Object pausing = new Object();
 
 	private volatile boolean started;
 
@@ -115,8 +123,9 @@ abstract class AbstractSegmentedControl implements SegmentedControl {
 	}
 
 	/**
-	 * Publishes a segment's runner, then pauses it if this control is paused: a {@link #pause()} meanwhile either
-	 * finds it among the running ones or its flag is seen here.
+	 * Publishes a segment's runner, then pauses it if this control is paused: a {@link #pause()} or
+	 * {@link #resume()} meanwhile either finds it among the running ones or its flag is seen here (the check and the
+	 * pause are made under the lock they take, so a resume cannot come between them and be undone).
 	 * @param segment the segment
 	 * @param runner its new runner
 	 * @param beforePauseCheck runs between the two (a runner that must be started first)
@@ -124,8 +133,10 @@ abstract class AbstractSegmentedControl implements SegmentedControl {
 	final void publish(SegmentedProjection.Segment segment, SegmentRunner runner, Runnable beforePauseCheck) {
 		segment.runner = runner;
 		beforePauseCheck.run();
-		if (this.paused) {
-			runner.pause();
+		synchronized (this.pausing) {
+			if (this.paused) {
+				runner.pause();
+			}
 		}
 	}
 
@@ -162,14 +173,18 @@ abstract class AbstractSegmentedControl implements SegmentedControl {
 
 	@Override
 	public final void pause() {
-		this.paused = true;
-		running().forEach(ProjectionControl::pause);
+		synchronized (this.pausing) {
+			this.paused = true;
+			running().forEach(ProjectionControl::pause);
+		}
 	}
 
 	@Override
 	public final void resume() {
-		this.paused = false;
-		running().forEach(ProjectionControl::resume);
+		synchronized (this.pausing) {
+			this.paused = false;
+			running().forEach(ProjectionControl::resume);
+		}
 	}
 
 	/**

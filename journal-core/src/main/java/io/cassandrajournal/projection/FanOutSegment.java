@@ -69,9 +69,14 @@ final class FanOutSegment implements SegmentRunner {
 		try {
 			runner = this.runnerFor.apply(persistenceId);
 		}
-		catch (RuntimeException ex) {
-			// One entity's failure (the user's handler factory, its meters) never stops the others: it stays FAILED
-			// for this term and is tried again when the segment is next taken.
+		catch (Exception | Error ex) {
+			if (ex instanceof VirtualMachineError) {
+				throw ex;
+			}
+			// One entity's failure (the user's handler factory, its meters; an exception or an Error such as a
+			// handler class that cannot be initialized) never stops the others: it stays FAILED for this term and is
+			// tried again when the segment is next taken. An Error let through would end the lease loop (the segment's
+			// take runs on it) while the renewals kept the segment held, or end the fan-out's discovery task.
 			logger.error("Fan-out segment {}: could not create the runner of entity {}; it does not run until the "
 					+ "segment is taken again", this.id, persistenceId, ex);
 			this.failed.put(persistenceId, new ProjectionStatus(ProjectionId.byPersistenceId(this.id.name() + "-"

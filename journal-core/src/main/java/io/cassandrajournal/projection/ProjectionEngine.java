@@ -11,10 +11,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -87,6 +89,19 @@ public final class ProjectionEngine implements AutoCloseable {
 	private final List<LivePersistenceIds> fanOutIds = new CopyOnWriteArrayList<>();
 
 	private final AppendListener wakeUp;
+
+	/**
+	 * Taken by {@link #stopAll()} to count a stop and list the projections to stop, and by a fan-out's entity
+	 * creation to register and start it: so an entity created after a stopAll began is not started (see
+	 * {@link #runEntity}).
+	 */
+	private final Object lifecycle = new Object();
+
+	/** Guarded by {@link #lifecycle}: how many times {@link #stopAll()} ran. */
+	private long stops;
+
+	/** Guarded by {@link #lifecycle}: whether {@link #close()} ran. */
+	private boolean closed;
 
 	private ProjectionEngine(Builder builder) {
 		this.journal = builder.journal;
@@ -278,9 +293,12 @@ public final class ProjectionEngine implements AutoCloseable {
 	 * then registered as one control named {@code namePrefix} ({@link #segments}, {@link #readSegments} show its
 	 * segments), and its entities are not registered one by one. Without sharing, every entity runs here,
 	 * registered as its own projection, and {@code segments} does not matter. A {@code handlerFor} that throws for
-	 * one entity fails that entity only, logged (ERROR): with sharing it shows FAILED in the fan-out's status and is
-	 * tried again when its segment is next taken; without, it is registered as a FAILED projection with the error,
-	 * whose start (or {@link #startAll}) tries again. The other entities run either way.
+	 * one entity (an exception, or an Error such as {@link ExceptionInInitializerError}) fails that entity only,
+	 * logged (ERROR): with sharing it shows FAILED in the fan-out's status and is tried again when its segment is
+	 * next taken; without, it is registered as a FAILED projection with the error, its stored cursor and its stored
+	 * dead letters, whose start (or {@link #startAll}) tries again: that start fails while {@code handlerFor} still
+	 * throws, and once it succeeds the control it was called on steers the new projection. The other entities run
+	 * either way.
 	 * @param <E> the payload type
 	 * @param namePrefix the projections' name prefix (with sharing, also the name of the fan-out's leases)
 	 * @param payloadType the payload type
@@ -302,10 +320,12 @@ public final class ProjectionEngine implements AutoCloseable {
 			discovered = fanOut::discovered;
 		}
 		else {
+			// A stopAll ends the discovery: an entity created by a round still running then is not started.
+			long generation = stops();
 			discovered = (fresh) -> {
 				for (String id : fresh) {
 					if (projection(namePrefix + "-" + id).isEmpty()) {
-						runEntity(namePrefix, id, payloadType, handlerFor, each);
+						runEntity(namePrefix, id, payloadType, handlerFor, each, generation, null);
 					}
 				}
 			};
@@ -316,37 +336,99 @@ public final class ProjectionEngine implements AutoCloseable {
 			try {
 				discovered.accept(ids.poll().toCompletableFuture().join());
 			}
-			catch (RuntimeException ex) {
+			catch (Throwable ex) {
+				// Anything: a throw would end this task for good (scheduleWithFixedDelay runs it no more), silently.
 				logger.warn("Fan-out {}: listing persistenceIds failed; trying again", namePrefix, ex);
 			}
 		}, 0, discoveryInterval.toMillis(), TimeUnit.MILLISECONDS));
 	}
 
 	/**
-	 * Without sharing: registers and starts the projection of one discovered entity. A failure to create it (the
-	 * user's handler factory threw) fails that entity only: it is logged and registered as a FAILED
+	 * Without sharing: registers and starts the projection of one discovered entity, or creates it again for a
+	 * {@link FailedFanOutEntity}'s start. A failure to create it (the user's handler factory threw, an exception or
+	 * an Error other than a {@link VirtualMachineError}) fails that entity only: it is registered as a FAILED
 	 * {@link FailedFanOutEntity}, whose start tries again; the rest of the discovery batch, and entities discovered
-	 * later, still run (as in a shared fan-out, {@link FanOutSegment}).
-	 * @return completes when the entity runs, or at once when it could not be created
+	 * later, still run (as in a shared fan-out, {@link FanOutSegment}). Nothing is registered or started once
+	 * {@link #stopAll()} or {@link #close()} ran after {@code generation} was read: the check and the start are made
+	 * under the lock stopAll takes, so stopAll either stops the new projection or it is never started.
+	 * @param generation {@link #stops()} when the caller began (the discovery's start, or the retry's)
+	 * @param retried the failed entity being started again, or {@code null} for a newly discovered entity
+	 * @return completes when the entity runs; for a newly discovered entity also when it could not be created (the
+	 * failure is logged); for a retry, fails when it could not be created or the engine stopped meanwhile
 	 */
 	private <E> CompletionStage<Void> runEntity(String namePrefix, String id, Class<E> payloadType,
-			Function<String, ? extends EventHandler<E>> handlerFor, ProjectionSettings each) {
+			Function<String, ? extends EventHandler<E>> handlerFor, ProjectionSettings each, long generation,
+			@Nullable FailedFanOutEntity retried) {
 		String name = namePrefix + "-" + id;
-		ProjectionControl control;
+		ProjectionId entityId = ProjectionId.byPersistenceId(name, id);
+		Throwable failure;
 		try {
-			control = register(Projection.byPersistenceId(name, id, payloadType, handlerFor.apply(id), each));
+			EventHandler<E> handler = handlerFor.apply(id);
+			synchronized (this.lifecycle) {
+				if (this.closed || this.stops != generation) {
+					return (retried == null) ? CompletableFuture.completedFuture(null)
+							: CompletableFuture.failedFuture(new IllegalStateException("projection " + entityId
+									+ " was not started: the engine's projections were stopped meanwhile"));
+				}
+				if (retried != null) {
+					this.runners.remove(entityId, retried);
+				}
+				ProjectionControl control = register(Projection.byPersistenceId(name, id, payloadType, handler, each));
+				if (retried != null) {
+					retried.replacedBy(control);
+				}
+				return control.start();
+			}
 		}
-		catch (RuntimeException ex) {
+		catch (Exception | Error ex) {
+			if (ex instanceof VirtualMachineError) {
+				throw ex;
+			}
+			failure = ex;
+		}
+		if (retried == null) {
 			logger.error("Fan-out {}: could not create the projection of entity {}; it shows FAILED and does not run "
-					+ "until started again", namePrefix, id, ex);
-			ProjectionId failedId = ProjectionId.byPersistenceId(name, id);
-			FailedFanOutEntity failed = new FailedFanOutEntity(failedId, "could not create its projection: " + ex,
-					(self) -> this.runners.remove(failedId, self) ? runEntity(namePrefix, id, payloadType, handlerFor, each)
-							: CompletableFuture.completedFuture(null));
-			this.runners.putIfAbsent(failedId, failed);
-			return CompletableFuture.completedFuture(null);
+					+ "until started again", namePrefix, id, failure);
 		}
-		return control.start();
+		FailedFanOutEntity failed = new FailedFanOutEntity(entityId, "could not create its projection: " + failure,
+				storedCursor(entityId), this.deadLetters, (self) -> runEntity(namePrefix, id, payloadType, handlerFor,
+						each, stops(), self));
+		synchronized (this.lifecycle) {
+			if (retried != null) {
+				this.runners.remove(entityId, retried);
+			}
+			ProjectionControl existing = this.runners.putIfAbsent(entityId, failed);
+			if (retried != null) {
+				retried.replacedBy((existing != null) ? existing : failed);
+			}
+		}
+		return (retried == null) ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(failure);
+	}
+
+	/** @return how many times {@link #stopAll()} ran */
+	private long stops() {
+		synchronized (this.lifecycle) {
+			return this.stops;
+		}
+	}
+
+	/**
+	 * @param id a projection that could not be created
+	 * @return where it resumes from once created ({@link TagOffset#START} when no cursor is stored), or {@code null}
+	 * when its cursor could not be read within 5 s
+	 */
+	private @Nullable TagOffset storedCursor(ProjectionId id) {
+		try {
+			return this.offsets.load(id).toCompletableFuture().get(5, TimeUnit.SECONDS).orElse(TagOffset.START);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return null;
+		}
+		catch (ExecutionException | TimeoutException | RuntimeException ex) {
+			logger.warn("Projection {}: reading its stored cursor failed", id, ex);
+			return null;
+		}
 	}
 
 	/**
@@ -457,11 +539,18 @@ public final class ProjectionEngine implements AutoCloseable {
 
 	/** @return completes when every projection stopped after its event in hand and stored its offset */
 	public CompletionStage<Void> stopAll() {
+		List<ProjectionControl> controls;
+		synchronized (this.lifecycle) {
+			// Counted, and the projections listed, under the lock a fan-out's entity creation starts under: one
+			// created meanwhile is either listed here or not started (runEntity).
+			this.stops++;
+			controls = new ArrayList<>(this.runners.values());
+		}
 		this.fanOuts.forEach((task) -> task.cancel(false));
 		// Each fan-out's stream holds an append listener on the journal: release it with the fan-out.
 		this.fanOutIds.forEach(LivePersistenceIds::close);
 		this.fanOutIds.clear();
-		return CompletableFuture.allOf(this.runners.values().stream().map((r) -> r.stop().toCompletableFuture())
+		return CompletableFuture.allOf(controls.stream().map((r) -> r.stop().toCompletableFuture())
 			.toArray(CompletableFuture[]::new));
 	}
 
@@ -481,6 +570,9 @@ public final class ProjectionEngine implements AutoCloseable {
 	/** Stops every projection (waiting up to 30 s) and the engine's threads. */
 	@Override
 	public void close() {
+		synchronized (this.lifecycle) {
+			this.closed = true;
+		}
 		this.journal.removeAppendListener(this.wakeUp);
 		try {
 			stopAll().toCompletableFuture().get(30, TimeUnit.SECONDS);

@@ -191,7 +191,9 @@ final class SegmentOwnership {
 				}
 			}
 		}
-		catch (RuntimeException ex) {
+		catch (Throwable ex) {
+			// Anything: a throw would end this loop for good (scheduleWithFixedDelay runs it no more) while the
+			// renewal loop kept renewing the segments held, so they would stay held and never run.
 			logger.warn("Projection {}: balancing its segments failed; trying again", this.projection, ex);
 		}
 	}
@@ -361,7 +363,25 @@ final class SegmentOwnership {
 			return;
 		}
 		segment.term = term;
-		this.starter.run(segment, term::valid, new FencedCursor(this.context.offsets(), term));
+		try {
+			this.starter.run(segment, term::valid, new FencedCursor(this.context.offsets(), term));
+		}
+		catch (Exception | Error ex) {
+			// Not held without a running owner: the round only takes segments without a term, so a segment left
+			// with this one would be renewed, never run, until the instance stops. Released, it is taken again.
+			SegmentRunner runner = segment.runner;
+			vacate(segment, term);
+			if (runner != null) {
+				runner.stop();
+			}
+			this.context.leases().release(taken.get());
+			logger.warn("Projection {}: took segment {} (epoch {}) but could not start its runner; released it",
+					this.projection, key, term.epoch(), ex);
+			if (ex instanceof VirtualMachineError) {
+				throw ex;
+			}
+			return;
+		}
 		logger.info("Projection {}: runs segment {} (epoch {})", this.projection, key, term.epoch());
 	}
 

@@ -1,12 +1,21 @@
 package io.cassandrajournal.projection;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import ch.qos.logback.classic.Level;
 import org.junit.jupiter.api.AfterEach;
@@ -14,6 +23,8 @@ import org.junit.jupiter.api.Test;
 
 import io.cassandrajournal.inmemory.InMemoryJournal;
 import io.cassandrajournal.journal.EventToAppend;
+import io.cassandrajournal.journal.PersistentEvent;
+import io.cassandrajournal.query.TagOffset;
 import io.cassandrajournal.testing.JournalLogs;
 
 import static io.cassandrajournal.testing.Await.result;
@@ -21,10 +32,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The per-persistenceId fan-out without sharing, over the in-memory journal: a handler factory that throws for one
- * entity fails that entity only. The others of the same discovery batch, and entities created later, run; the failed
- * one is registered as a FAILED projection with the factory's error, logged, and tried again by its start. Waits are
- * bounded by {@link #BOUND}.
+ * The per-persistenceId fan-out without sharing, over the in-memory journal: a handler factory that throws (an
+ * exception or an {@link Error}) for one entity fails that entity only. The others of the same discovery batch, and
+ * entities created later, run; the failed one is registered as a FAILED projection with the factory's error, its
+ * stored cursor and its stored dead letters, logged, and tried again by its start, which fails while the factory
+ * still throws, is skipped once the engine stopped meanwhile, and after which the old handle steers the new
+ * projection. Waits are bounded by {@link #BOUND}.
  */
 class FanOutDiscoveryTest {
 
@@ -32,14 +45,31 @@ class FanOutDiscoveryTest {
 
 	private static final Duration DISCOVERY = Duration.ofMillis(50);
 
+	private static final ProjectionId E2 = ProjectionId.byPersistenceId("view-e2", "e2");
+
 	private final InMemoryJournal journal = new InMemoryJournal();
+
+	private final InMemoryOffsetStore offsets = new InMemoryOffsetStore();
+
+	private final InMemoryDeadLetterQueue letters = new InMemoryDeadLetterQueue();
 
 	private final ProjectionEngine engine = ProjectionEngine.builder(this.journal)
 		.readJournal(this.journal.readJournal())
-		.offsetStore(new InMemoryOffsetStore())
+		.offsetStore(this.offsets)
+		.deadLetterQueue(this.letters)
 		.build();
 
 	private final JournalLogs logs = JournalLogs.capture();
+
+	private final Map<String, List<String>> seen = new ConcurrentHashMap<>();
+
+	/** While set, the factory throws what it supplies for e2. */
+	private final AtomicReference<Supplier<? extends Throwable>> failure = new AtomicReference<>();
+
+	/** While set, the factory waits for it before it makes e2's handler (counting down {@link #entered}). */
+	private final AtomicReference<CountDownLatch> gate = new AtomicReference<>();
+
+	private final CountDownLatch entered = new CountDownLatch(1);
 
 	@AfterEach
 	void close() {
@@ -52,31 +82,58 @@ class FanOutDiscoveryTest {
 		result(this.journal.append(persistenceId, expected, events));
 	}
 
-	@Test
-	void aHandlerFactoryThatThrowsForOneEntityFailsThatEntityOnly() {
-		// Listed in this order (ids are sorted): the failing entity is second, three more follow it in the same batch.
+	/**
+	 * Entities e1 to e5 (listed in this order: the failing e2 is second, three more follow it in the same batch), a
+	 * fan-out whose factory throws for e2 what {@code failure} supplies; returns once the others were handled.
+	 */
+	private ProjectionControl fanOutFailingForE2(Supplier<? extends Throwable> failure) {
+		this.failure.set(failure);
 		for (String id : List.of("e1", "e2", "e3", "e4", "e5")) {
 			append(id, 0, id + "-1", id + "-2");
 		}
-		Map<String, List<String>> seen = new ConcurrentHashMap<>();
-		AtomicBoolean factoryBroken = new AtomicBoolean(true);
 		this.engine.fanOut("view", String.class, (id) -> {
-			if (id.equals("e2") && factoryBroken.get()) {
-				throw new IllegalStateException("no handler for e2 today");
+			Supplier<? extends Throwable> fails = this.failure.get();
+			if (id.equals("e2") && fails != null) {
+				throw unchecked(fails.get());
 			}
-			return EventHandler.blocking((event) -> seen.computeIfAbsent(event.persistenceId(),
+			CountDownLatch wait = this.gate.get();
+			if (id.equals("e2") && wait != null) {
+				this.entered.countDown();
+				awaitQuietly(wait);
+			}
+			return EventHandler.blocking((event) -> this.seen.computeIfAbsent(event.persistenceId(),
 					(k) -> new CopyOnWriteArrayList<>()).add(event.payload().replace("\"", "")));
 		}, ProjectionSettings.defaults().withPollInterval(Duration.ofMillis(20)), DISCOVERY);
-
 		await("the other entities of the batch handled").atMost(BOUND).until(() -> List.of("e1", "e3", "e4", "e5")
-			.stream().allMatch((id) -> seen.getOrDefault(id, List.of()).size() == 2));
+			.stream().allMatch((id) -> this.seen.getOrDefault(id, List.of()).size() == 2));
+		return this.engine.projection("view-e2").orElseThrow();
+	}
+
+	private static RuntimeException unchecked(Throwable failure) {
+		if (failure instanceof Error error) {
+			throw error;
+		}
+		return (RuntimeException) failure;
+	}
+
+	private static void awaitQuietly(CountDownLatch latch) {
+		try {
+			latch.await(BOUND.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	@Test
+	void aHandlerFactoryThatThrowsForOneEntityFailsThatEntityOnly() {
+		ProjectionControl failed = fanOutFailingForE2(() -> new IllegalStateException("no handler for e2 today"));
 		append("e6", 0, "e6-1");
 		await("an entity created later handled").atMost(BOUND)
-			.until(() -> seen.getOrDefault("e6", List.of()).size() == 1);
+			.until(() -> this.seen.getOrDefault("e6", List.of()).size() == 1);
 
-		assertThat(seen).doesNotContainKey("e2");
-		ProjectionControl failed = this.engine.projection("view-e2").orElseThrow();
-		assertThat(failed.id()).isEqualTo(ProjectionId.byPersistenceId("view-e2", "e2"));
+		assertThat(this.seen).doesNotContainKey("e2");
+		assertThat(failed.id()).isEqualTo(E2);
 		assertThat(failed.status().state()).isEqualTo(ProjectionState.FAILED);
 		assertThat(failed.status().lastError()).contains("no handler for e2 today");
 		assertThat(this.logs.about("e2", Level.ERROR)).as("the failing entity is logged by name").isNotEmpty();
@@ -84,12 +141,122 @@ class FanOutDiscoveryTest {
 			.as("one entity's failure is not a failure of the listing").isEmpty();
 
 		// Started again (as startAll does), it creates the handler again: once the factory works, the entity runs.
-		factoryBroken.set(false);
+		this.failure.set(null);
 		result(failed.start());
 		await("the failed entity handled once started again").atMost(BOUND)
-			.until(() -> seen.getOrDefault("e2", List.of()).size() == 2);
+			.until(() -> this.seen.getOrDefault("e2", List.of()).size() == 2);
 		assertThat(this.engine.projection("view-e2").orElseThrow().status().state()).isEqualTo(ProjectionState.RUNNING);
-		assertThat(seen.get("e2")).containsExactly("e2-1", "e2-2");
+		assertThat(this.seen.get("e2")).containsExactly("e2-1", "e2-2");
+	}
+
+	/**
+	 * An Error (a handler class that cannot be initialized) is one entity's failure too: it used to end the
+	 * discovery task (scheduleWithFixedDelay stops at a throw), so the rest of the batch and every later entity
+	 * never ran, and nothing was logged.
+	 */
+	@Test
+	void anErrorFromTheHandlerFactoryFailsThatEntityOnlyAndDiscoveryGoesOn() {
+		ProjectionControl failed = fanOutFailingForE2(() -> new ExceptionInInitializerError("no handler class for e2"));
+		append("e6", 0, "e6-1");
+		await("an entity created later handled").atMost(BOUND)
+			.until(() -> this.seen.getOrDefault("e6", List.of()).size() == 1);
+
+		assertThat(this.seen).doesNotContainKey("e2");
+		assertThat(failed.status().state()).isEqualTo(ProjectionState.FAILED);
+		assertThat(failed.status().lastError()).contains("no handler class for e2");
+		assertThat(this.logs.about("e2", Level.ERROR)).as("the failing entity is logged by name").isNotEmpty();
+	}
+
+	/** A start (or startAll) that cannot create the entity again reports the failure; the entity stays FAILED. */
+	@Test
+	void aStartThatCannotCreateTheEntityAgainFails() {
+		ProjectionControl failed = fanOutFailingForE2(() -> new IllegalStateException("no handler for e2 today"));
+		this.failure.set(() -> new IllegalStateException("still no handler for e2"));
+
+		assertThat(failed.start().toCompletableFuture()).failsWithin(BOUND)
+			.withThrowableOfType(ExecutionException.class)
+			.withMessageContaining("still no handler for e2");
+		assertThat(this.engine.startAll().toCompletableFuture()).failsWithin(BOUND)
+			.withThrowableOfType(ExecutionException.class)
+			.withMessageContaining("still no handler for e2");
+		assertThat(this.engine.projection("view-e2").orElseThrow().status().state()).isEqualTo(ProjectionState.FAILED);
+		assertThat(failed.status().state()).isEqualTo(ProjectionState.FAILED);
+		assertThat(failed.status().lastError()).contains("still no handler for e2");
+	}
+
+	/**
+	 * The handle a caller holds (the actuator endpoint answers with it) steers the projection that replaced it:
+	 * its status is the new projection's, its stop stops it, and a second start starts it again.
+	 */
+	@Test
+	void theHandleOfAFailedEntitySteersItsProjectionOnceStartedAgain() {
+		ProjectionControl failed = fanOutFailingForE2(() -> new IllegalStateException("no handler for e2 today"));
+		this.failure.set(null);
+
+		result(failed.start());
+		assertThat(failed.status().state()).isEqualTo(ProjectionState.RUNNING);
+		assertThat(failed.status().lastError()).isNull();
+		await("the failed entity handled once started again").atMost(BOUND)
+			.until(() -> this.seen.getOrDefault("e2", List.of()).size() == 2);
+
+		result(failed.stop());
+		assertThat(this.engine.projection("view-e2").orElseThrow().status().state()).isEqualTo(ProjectionState.STOPPED);
+		result(failed.start());
+		assertThat(this.engine.projection("view-e2").orElseThrow().status().state()).isEqualTo(ProjectionState.RUNNING);
+		failed.pause();
+		assertThat(this.engine.projection("view-e2").orElseThrow().status().state()).isEqualTo(ProjectionState.PAUSED);
+	}
+
+	/**
+	 * The letters parked under the entity's projection name (an earlier run) are listed while it is FAILED; they
+	 * cannot be redelivered without a handler, which says so.
+	 */
+	@Test
+	void aFailedEntityListsItsStoredDeadLettersAndRefusesToRedeliverThem() {
+		PersistentEvent<String> event = new PersistentEvent<>("e2", 1, Instant.ofEpochMilli(1), Set.of(), "\"e2-1\"");
+		result(this.letters.add(new DeadLetter(E2, event, "earlier", Instant.EPOCH)));
+
+		ProjectionControl failed = fanOutFailingForE2(() -> new IllegalStateException("no handler for e2 today"));
+
+		assertThat(result(failed.deadLetters(10))).extracting(DeadLetter::error).containsExactly("earlier");
+		assertThat(failed.redeliverDeadLetters().toCompletableFuture()).failsWithin(BOUND)
+			.withThrowableOfType(ExecutionException.class)
+			.withMessageContaining("start it to try again");
+		assertThat(result(this.letters.list("view-e2", 10))).as("the letter stays stored").hasSize(1);
+	}
+
+	/** Its status resumes from its stored cursor (an earlier run's), not from the beginning. */
+	@Test
+	void aFailedEntityReportsItsStoredCursor() {
+		TagOffset stored = E2.offsetFromSequenceNr(2);
+		result(this.offsets.save(E2, stored));
+
+		ProjectionControl failed = fanOutFailingForE2(() -> new IllegalStateException("no handler for e2 today"));
+
+		assertThat(failed.status().offset()).isEqualTo(stored);
+	}
+
+	/**
+	 * A start of a failed entity runs the user's factory; a stopAll meanwhile must not be followed by a runner that
+	 * the retry registers and starts after stopAll returned.
+	 */
+	@Test
+	void aRetryThatEndsAfterStopAllStartsNoRunner() throws Exception {
+		ProjectionControl failed = fanOutFailingForE2(() -> new IllegalStateException("no handler for e2 today"));
+		CountDownLatch release = new CountDownLatch(1);
+		this.gate.set(release);
+		this.failure.set(null);
+
+		CompletableFuture<CompletionStage<Void>> retry = CompletableFuture.supplyAsync(failed::start);
+		assertThat(this.entered.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("the factory is running").isTrue();
+		result(this.engine.stopAll());
+		release.countDown();
+		CompletableFuture<Void> started = retry.get(BOUND.toMillis(), TimeUnit.MILLISECONDS).toCompletableFuture();
+		await("the retry ended").atMost(BOUND).until(started::isDone);
+
+		assertThat(this.engine.projection("view-e2").orElseThrow().status().state())
+			.as("no runner started after stopAll").isNotEqualTo(ProjectionState.RUNNING);
+		assertThat(started).isCompletedExceptionally();
 	}
 
 }

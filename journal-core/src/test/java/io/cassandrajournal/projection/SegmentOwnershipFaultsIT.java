@@ -7,6 +7,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
@@ -40,8 +44,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * One instance sharing a projection of 4 segments on a real node while its lease requests misbehave: a renewal
  * that hangs, lease rows that cannot be read, a reset whose cursor write fails, a graceful stop whose batch in
- * hand outlasts the term. Each must leave the other segments running, no segment held without a running owner,
- * and a batch in hand under a valid term.
+ * hand outlasts the term; and (one segment, the lease machinery alone) a take whose runner cannot be started. Each
+ * must leave the other segments running, no segment held without a running owner, and a batch in hand under a
+ * valid term.
  */
 @CassandraTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -181,6 +186,51 @@ class SegmentOwnershipFaultsIT {
 			finally {
 				release.countDown();
 			}
+		}
+	}
+
+	/**
+	 * A take whose runner cannot be started (the starter throws, here an Error; a RuntimeException did the same)
+	 * must not leave the segment held: before, the term was set before the starter ran, so the lease loop (which
+	 * only takes segments without a term) never took it again while the renewals kept it held, and an Error ended
+	 * the lease loop itself. Runs a {@link SegmentOwnership} of one segment on its own, with a starter that throws
+	 * on its first take.
+	 */
+	@Test
+	void aTakeWhoseRunnerCannotStartReleasesTheSegmentSoItIsTakenAgain() {
+		String name = "take-" + System.nanoTime();
+		ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor();
+		ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor();
+		try {
+			SegmentOwnership.Context context = new SegmentOwnership.Context(
+					ProjectionSharing.create(this.keyspace.session(), this.options).withInstanceId("a")
+						.withLeaseTiming(LEASE_TIMEOUT, RENEW_INTERVAL),
+					LeaseTable.create(this.keyspace.session(), this.options), this.members,
+					new DurableStateOffsetStore(CassandraDurableStateStore.create(this.keyspace.session(), this.options,
+							new JacksonEventSerializer())),
+					thread, renewals, System::nanoTime, new AtomicBoolean());
+			List<SegmentedProjection.Segment> segments = AbstractSegmentedControl.split(1,
+					new ProjectionId(name, name)::segment);
+			SegmentedProjection.Segment segment = segments.get(0);
+			AtomicInteger takes = new AtomicInteger();
+			SegmentOwnership ownership = new SegmentOwnership(name, segments, context, (taken, mayGoOn, cursor) -> {
+				if (takes.incrementAndGet() == 1) {
+					throw new ExceptionInInitializerError("the first take's runner cannot be made");
+				}
+				SegmentRunner runner = new IdleSegmentRunner(taken.id);
+				taken.runner = runner;
+				return runner;
+			}, null, (rows, now) -> {
+			});
+			result(ownership.start());
+			// Bound: released at once, taken again on a later round (every 500 ms), well within two lease timeouts.
+			await("the segment taken again and running").atMost(LEASE_TIMEOUT.multipliedBy(2))
+				.until(() -> takes.get() >= 2 && segment.term != null && segment.runner != null);
+			result(ownership.stop());
+		}
+		finally {
+			thread.shutdownNow();
+			renewals.shutdownNow();
 		}
 	}
 

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -136,6 +137,24 @@ class SharedFanOutTermsIT {
 	 */
 	@Test
 	void anEntityWhoseHandlerCannotBeMadeDoesNotStopTheOthers() {
+		oneEntityWhoseHandlerCannotBeMade((entity) -> {
+			throw new IllegalStateException("no handler for " + entity);
+		});
+	}
+
+	/**
+	 * The same with an Error (a handler class that cannot be initialized): it used to escape the segment's take and
+	 * end the lease loop (scheduleWithFixedDelay stops at a throw) while the renewals kept the segment held, so the
+	 * entities after the failing one never ran; or, routed by discovery, it ended the discovery task.
+	 */
+	@Test
+	void anEntityWhoseHandlerFactoryThrowsAnErrorDoesNotStopTheOthers() {
+		oneEntityWhoseHandlerCannotBeMade((entity) -> {
+			throw new ExceptionInInitializerError("no handler class for " + entity);
+		});
+	}
+
+	private void oneEntityWhoseHandlerCannotBeMade(Consumer<String> fail) {
 		String prefix = "bad" + System.nanoTime();
 		List<String> entities = entities(prefix, 12);
 		String bad = entities.get(5);
@@ -146,7 +165,7 @@ class SharedFanOutTermsIT {
 		try (ProjectionEngine engine = engine(this.state)) {
 			fanOut(engine, prefix, 1, (entity) -> {
 				if (entity.equals(bad)) {
-					throw new IllegalStateException("no handler for " + entity);
+					fail.accept(entity);
 				}
 				return handle(handled);
 			});
