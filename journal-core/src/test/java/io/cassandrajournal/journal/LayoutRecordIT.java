@@ -367,20 +367,19 @@ class LayoutRecordIT {
 	 * Engineer L2, 2026-12-02 (review of finding 27, item 1): a string-hash keyspace whose record was deleted (the
 	 * Javadoc used to say "update or delete the record") has events but no record. An instance leaving
 	 * {@code slice-hash} unset used to record its own default, murmur3, silently: from then on every instance ran
-	 * with murmur3, its segments keeping other entities than their cursors and sliced tag rows were written for. The
-	 * events do not show which function they were put in slices with, so the start is refused, naming the property,
-	 * and nothing is recorded; an instance that sets the function records it, and the unset ones then adopt it.
+	 * with murmur3, its segments keeping other entities than their cursors were written for. The events do not show
+	 * which function they were put in slices with, so the start is refused, naming the property, and nothing is
+	 * recorded; an instance that sets the function records it, and the unset ones then adopt it. With sliced tag
+	 * copies ({@code tag-slice-groups} 16) the unset start is refused the same way, before the record of the implied
+	 * {@code tag-slice-groups} 0 (a deleted record of a sliced keyspace must be restored by hand: update, never
+	 * delete).
 	 */
 	@Test
 	void aJournalWithEventsButNoRecordIsRefusedWhenSliceHashIsUnset(TestKeyspace keyspace) {
 		CassandraJournalOptions unset = options(keyspace, "deleted_record_events").withUseTagIndex(true)
-			.withTagIndexTable("deleted_record_tags")
-			.withTagSliceGroups(16);
+			.withTagIndexTable("deleted_record_tags");
 		CassandraJournalOptions stringHash = unset.withSliceHash(SliceHash.STRING_HASH);
-		CassandraJournal.verifyLayout(keyspace.session(), stringHash);
-		CassandraJournal journal = CassandraJournal.create(keyspace.session(), stringHash, new JacksonEventSerializer());
-		result(journal.append("deleted-record-1", 0, List.of(EventToAppend.of(new Deposited(1), "t"))));
-		keyspace.session().execute("DELETE FROM " + keyspace.name() + ".deleted_record_events_layout WHERE id = 'layout'");
+		appendThenDeleteTheRecord(keyspace, stringHash, "deleted_record_events");
 
 		assertThatExceptionOfType(JournalSchemaException.class)
 			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), unset))
@@ -395,6 +394,24 @@ class LayoutRecordIT {
 		assertThat(recorded(keyspace, "deleted_record_events")).containsEntry("slice-hash", "STRING_HASH");
 		assertThat(CassandraJournal.verifyLayout(keyspace.session(), unset).sliceHash()).as("adopted from then on")
 			.isEqualTo(SliceHash.STRING_HASH);
+
+		CassandraJournalOptions sliced = options(keyspace, "deleted_sliced_events").withUseTagIndex(true)
+			.withTagIndexTable("deleted_sliced_tags")
+			.withTagSliceGroups(16);
+		appendThenDeleteTheRecord(keyspace, sliced.withSliceHash(SliceHash.STRING_HASH), "deleted_sliced_events");
+		assertThatExceptionOfType(JournalSchemaException.class)
+			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), sliced))
+			.withMessageContaining("journal.cassandra.slice-hash");
+		assertThat(keyspace.session()
+			.execute("SELECT settings FROM " + keyspace.name() + ".deleted_sliced_events_layout WHERE id = 'layout'")
+			.one()).as("nothing recorded (sliced)").isNull();
+	}
+
+	private static void appendThenDeleteTheRecord(TestKeyspace keyspace, CassandraJournalOptions options, String events) {
+		CassandraJournal.verifyLayout(keyspace.session(), options);
+		CassandraJournal journal = CassandraJournal.create(keyspace.session(), options, new JacksonEventSerializer());
+		result(journal.append(events + "-1", 0, List.of(EventToAppend.of(new Deposited(1), "t"))));
+		keyspace.session().execute("DELETE FROM " + keyspace.name() + "." + events + "_layout WHERE id = 'layout'");
 	}
 
 	/**
