@@ -30,9 +30,7 @@ public final class SchemaManager {
 			Map<String, Column> actual = columns(session, keyspace, table.name());
 			if (actual.isEmpty()) {
 				if (!options.autoCreateTables()) {
-					throw new JournalSchemaException("Table " + keyspace + "." + table.name() + " does not exist and "
-							+ "autoCreateTables is off. Create it with:\n  " + table.createCql()
-							+ "\nor turn autoCreateTables on (journal.cassandra.auto-create-tables=true).");
+					throw missingTable(keyspace, table);
 				}
 				// Not idempotent on purpose: the driver would re-send it to another node after a lost connection,
 				// and two nodes creating one table before their schemas agree give it two table ids. The schema
@@ -42,6 +40,17 @@ public final class SchemaManager {
 			}
 			verify(keyspace, table, actual);
 		}
+	}
+
+	/**
+	 * @param keyspace the keyspace
+	 * @param table the missing table
+	 * @return the refusal of a start that needs {@code table} while {@code autoCreateTables} is off, with its CQL
+	 */
+	public static JournalSchemaException missingTable(String keyspace, TableDefinition table) {
+		return new JournalSchemaException("Table " + keyspace + "." + table.name() + " does not exist and "
+				+ "autoCreateTables is off. Create it with:\n  " + table.createCql()
+				+ "\nor turn autoCreateTables on (journal.cassandra.auto-create-tables=true).");
 	}
 
 	static void checkKeyspace(CqlSession session, String keyspace) {

@@ -143,10 +143,12 @@ public final class CassandraJournal implements Journal {
 	 * alone. A record that lacks settings (written by an older version) gets them added by a lightweight
 	 * transaction, then compared: a setting whose absence has a meaning is added with that meaning
 	 * (tag-slice-groups: 0, no sliced copies), so an instance configured otherwise is refused; the others with this
-	 * instance's value. A keyspace that has events but no record (an older version, the reference implementation)
-	 * gets this instance's settings recorded, with tag-slice-groups 0, and a warning. To change a setting
-	 * deliberately (turning the tag index on before a backfill, more persistenceId buckets, tag-slice-groups after
-	 * a backfill), stop every instance and update or delete the record. {@code slice-hash} left unset
+	 * instance's value. A keyspace that has events but no record (an older version, the reference implementation, a
+	 * deleted record) gets this instance's settings recorded, with tag-slice-groups 0, and a warning, once its
+	 * partition size matches the events and {@code slice-hash} is set: left unset, the start is refused (the events
+	 * do not show which function put their entities in slices). To change a setting deliberately (turning the tag
+	 * index on before a backfill, more persistenceId buckets, tag-slice-groups after a backfill), stop every instance
+	 * and update the record; never delete it (the next start would record its own values). {@code slice-hash} left unset
 	 * ({@link CassandraJournalOptions#configuredSliceHash()} empty) is not compared but adopted: a new keyspace
 	 * records murmur3, an existing record's function is kept ({@code string-hash} for a record written before the
 	 * setting existed, added to the record); set, it is compared like the others. Call it before building the
@@ -158,6 +160,9 @@ public final class CassandraJournal implements Journal {
 	 * journal, read journal and projections built from them use (their factories adopt them too)
 	 * @throws io.cassandrajournal.JournalLayoutMismatchException naming every setting that differs, with both
 	 * values
+	 * @throws io.cassandrajournal.JournalSchemaException if a table is missing and may not be created (the events
+	 * table included, checked before anything is recorded), or the keyspace has events but no record and
+	 * {@code slice-hash} is unset, or the events were written with another partition size
 	 */
 	public static CassandraJournalOptions verifyLayout(CqlSession session, CassandraJournalOptions options) {
 		Map<String, String> recorded = LayoutRecord.check(session, options);

@@ -20,6 +20,7 @@ import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.JournalLayoutMismatchException;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.internal.JournalStatements;
+import io.cassandrajournal.internal.JournalTables;
 import io.cassandrajournal.internal.RecordedLayout;
 import io.cassandrajournal.internal.SchemaManager;
 import io.cassandrajournal.internal.TableDefinition;
@@ -86,7 +87,8 @@ final class LayoutRecord {
 	 * Records this instance's layout if none is recorded yet, else compares, after adding the settings the record
 	 * lacks (a record of an older version): with the value their absence implies where there is one
 	 * ({@link #IMPLIED_BY_ABSENCE}), else this instance's. A keyspace with events but no record gets the implied
-	 * values too.
+	 * values too, and is refused when {@code slice-hash} is unset (its events do not show the function); one without
+	 * its events table while tables may not be created is refused before anything is recorded.
 	 * @param session the session
 	 * @param options the journal options
 	 * @throws JournalLayoutMismatchException if a recorded setting differs
@@ -111,12 +113,18 @@ final class LayoutRecord {
 				.newInstance("SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?",
 						keyspace, options.eventsTable())
 				.setIdempotent(true)).one() != null;
+			if (!eventsTable && !options.autoCreateTables()) {
+				// The journal's factory would refuse this start; refused here, before a "new keyspace" record of this
+				// instance's values is left behind for an events table restored later (engineer L2, finding 27).
+				throw SchemaManager.missingTable(keyspace, JournalTables.events(options));
+			}
 			boolean hadEvents = eventsTable && session
 				.execute(statements.read("SELECT persistence_id FROM " + keyspace + "." + options.eventsTable() + " LIMIT 1")
 					.bind())
 				.one() != null;
 			if (hadEvents) {
 				checkPartitionSize(session, statements, keyspace, options);
+				requireSliceHash(table, options);
 			}
 			// Events written without a record come from a version before the record, or from the TypeScript
 			// implementation: neither wrote what the settings with an implied value add (review of S1).
@@ -273,6 +281,29 @@ final class LayoutRecord {
 	}
 
 	private static final int PARTITION_SIZE_SAMPLE = 100;
+
+	/**
+	 * Before recording the layout of a keyspace that already has events, requires {@code slice-hash} to be set: the
+	 * events do not show which function put their entities in slices, and the segments' cursors and sliced tag rows
+	 * written before follow it. Unset, this instance's default ({@code murmur3}) used to be recorded, silently
+	 * switching a {@code string-hash} keyspace whose record was deleted (engineer L2, review of finding 27). Whether
+	 * the keyspace holds such data at all is not cheap to know (the cursors live in the projections' durable state
+	 * table, which these options do not name), so the start is refused whatever it holds.
+	 */
+	private static void requireSliceHash(String table, CassandraJournalOptions options) {
+		if (options.configuredSliceHash().isEmpty()) {
+			throw new io.cassandrajournal.JournalSchemaException("The journal in " + options.requireKeyspace() + "."
+					+ options.eventsTable() + " has events but no layout record in " + table + " (deleted, or the "
+					+ "events were written by a version before the record or by another implementation), and "
+					+ "journal.cassandra.slice-hash is unset: set journal.cassandra.slice-hash "
+					+ "(CassandraJournalOptions.withSliceHash) to the function the events were written with; the layout "
+					+ "record is missing, and which function put the entities in slices (the segments' cursors, the "
+					+ "sliced tag rows) cannot be read from the events: string-hash for a keyspace first started before "
+					+ "2026-12-02 or a record that held STRING_HASH, murmur3 for a record that held MURMUR3 or a keyspace "
+					+ "only the TypeScript implementation wrote. Nothing was recorded; every instance may leave it unset "
+					+ "again once one start has recorded it.");
+		}
+	}
 
 	/**
 	 * @return the settings this instance leaves unset, to take from the record: {@code slice-hash} when

@@ -22,6 +22,8 @@ import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.JournalLayoutMismatchException;
+import io.cassandrajournal.JournalSchemaException;
+import io.cassandrajournal.SliceHash;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
@@ -266,7 +268,9 @@ class LayoutRecordIT {
 
 	@Test
 	void aJournalWithEventsButNoRecordGetsOneAndAWarning(TestKeyspace keyspace) {
-		CassandraJournalOptions options = options(keyspace, "legacy_events").withPersistenceIdBuckets(2);
+		// The function set: left unset on a journal with events but no record, the start is refused (below).
+		CassandraJournalOptions options = options(keyspace, "legacy_events").withPersistenceIdBuckets(2)
+			.withSliceHash(SliceHash.MURMUR3);
 		CassandraJournal journal = CassandraJournal.create(keyspace.session(), options, new JacksonEventSerializer());
 		result(journal.append("legacy-1", 0, List.of(EventToAppend.of(new Deposited(1)))));
 		ListAppender<ILoggingEvent> logs = new ListAppender<>();
@@ -299,7 +303,8 @@ class LayoutRecordIT {
 	 */
 	@Test
 	void aJournalWithEventsButNoRecordRecordsNoSlicedCopiesAndRefusesSixteen(TestKeyspace keyspace) {
-		CassandraJournalOptions old = options(keyspace, "legacy_tagged_events").withUseTagIndex(true);
+		CassandraJournalOptions old = options(keyspace, "legacy_tagged_events").withUseTagIndex(true)
+			.withSliceHash(SliceHash.MURMUR3);
 		CassandraJournal journal = CassandraJournal.create(keyspace.session(), old, new JacksonEventSerializer());
 		result(journal.append("legacy-tagged-1", 0, List.of(EventToAppend.of(new Deposited(1), "t"))));
 		CassandraJournalOptions sliced16 = old.withTagSliceGroups(16);
@@ -315,7 +320,8 @@ class LayoutRecordIT {
 
 	@Test
 	void aJournalWithEventsOfAnotherPartitionSizeIsRefusedBeforeAnythingIsRecorded(TestKeyspace keyspace) {
-		CassandraJournalOptions writtenWith = options(keyspace, "sized_events").withPartitionSize(2);
+		CassandraJournalOptions writtenWith = options(keyspace, "sized_events").withPartitionSize(2)
+			.withSliceHash(SliceHash.MURMUR3);
 		CassandraJournal journal = CassandraJournal.create(keyspace.session(), writtenWith, new JacksonEventSerializer());
 		result(journal.append("sized-1", 0, List.of(EventToAppend.of(new Deposited(1)), EventToAppend.of(new Deposited(2)),
 				EventToAppend.of(new Deposited(3)))));
@@ -354,6 +360,80 @@ class LayoutRecordIT {
 		}
 		assertThat(keyspace.session()
 			.execute("SELECT settings FROM " + keyspace.name() + ".nometa_events_layout WHERE id = 'layout'")
+			.one()).as("nothing recorded").isNull();
+	}
+
+	/**
+	 * Engineer L2, 2026-12-02 (review of finding 27, item 1): a string-hash keyspace whose record was deleted (the
+	 * Javadoc used to say "update or delete the record") has events but no record. An instance leaving
+	 * {@code slice-hash} unset used to record its own default, murmur3, silently: from then on every instance ran
+	 * with murmur3, its segments keeping other entities than their cursors were written for. The events do not show
+	 * which function they were put in slices with, so the start is refused, naming the property, and nothing is
+	 * recorded; an instance that sets the function records it, and the unset ones then adopt it. With sliced tag
+	 * copies ({@code tag-slice-groups} 16) the unset start is refused the same way, before the record of the implied
+	 * {@code tag-slice-groups} 0 (a deleted record of a sliced keyspace must be restored by hand: update, never
+	 * delete).
+	 */
+	@Test
+	void aJournalWithEventsButNoRecordIsRefusedWhenSliceHashIsUnset(TestKeyspace keyspace) {
+		CassandraJournalOptions unset = options(keyspace, "deleted_record_events").withUseTagIndex(true)
+			.withTagIndexTable("deleted_record_tags");
+		CassandraJournalOptions stringHash = unset.withSliceHash(SliceHash.STRING_HASH);
+		appendThenDeleteTheRecord(keyspace, stringHash, "deleted_record_events");
+
+		assertThatExceptionOfType(JournalSchemaException.class)
+			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), unset))
+			.withMessageContaining("journal.cassandra.slice-hash")
+			.withMessageContaining("the layout record is missing")
+			.withMessageContaining(keyspace.name() + ".deleted_record_events_layout");
+		assertThat(keyspace.session()
+			.execute("SELECT settings FROM " + keyspace.name() + ".deleted_record_events_layout WHERE id = 'layout'")
+			.one()).as("nothing recorded").isNull();
+
+		CassandraJournal.verifyLayout(keyspace.session(), stringHash);
+		assertThat(recorded(keyspace, "deleted_record_events")).containsEntry("slice-hash", "STRING_HASH");
+		assertThat(CassandraJournal.verifyLayout(keyspace.session(), unset).sliceHash()).as("adopted from then on")
+			.isEqualTo(SliceHash.STRING_HASH);
+
+		CassandraJournalOptions sliced = options(keyspace, "deleted_sliced_events").withUseTagIndex(true)
+			.withTagIndexTable("deleted_sliced_tags")
+			.withTagSliceGroups(16);
+		appendThenDeleteTheRecord(keyspace, sliced.withSliceHash(SliceHash.STRING_HASH), "deleted_sliced_events");
+		assertThatExceptionOfType(JournalSchemaException.class)
+			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), sliced))
+			.withMessageContaining("journal.cassandra.slice-hash");
+		assertThat(keyspace.session()
+			.execute("SELECT settings FROM " + keyspace.name() + ".deleted_sliced_events_layout WHERE id = 'layout'")
+			.one()).as("nothing recorded (sliced)").isNull();
+	}
+
+	private static void appendThenDeleteTheRecord(TestKeyspace keyspace, CassandraJournalOptions options, String events) {
+		CassandraJournal.verifyLayout(keyspace.session(), options);
+		CassandraJournal journal = CassandraJournal.create(keyspace.session(), options, new JacksonEventSerializer());
+		result(journal.append(events + "-1", 0, List.of(EventToAppend.of(new Deposited(1), "t"))));
+		keyspace.session().execute("DELETE FROM " + keyspace.name() + "." + events + "_layout WHERE id = 'layout'");
+	}
+
+	/**
+	 * Engineer L2, 2026-12-02 (review of finding 27, item 2): the starter verifies the layout before the journal's
+	 * factory checks the tables, so with {@code auto-create-tables} off, a layout table the operator created and no
+	 * events table, the failed start used to leave a "new keyspace" record of this instance's values behind; once the
+	 * events table was restored with its events, the partition-size and implied tag-slice-groups checks never ran.
+	 * The check now refuses as the table check would, naming the events table and its CQL, and records nothing.
+	 */
+	@Test
+	void aMissingEventsTableWithAutoCreateOffIsRefusedBeforeAnythingIsRecorded(TestKeyspace keyspace) {
+		CassandraJournalOptions options = options(keyspace, "restored_events").withAutoCreateTables(false);
+		keyspace.session().execute("CREATE TABLE IF NOT EXISTS " + keyspace.name()
+				+ ".restored_events_layout (id text PRIMARY KEY, settings map<text, text>, recorded_at timestamp)");
+
+		assertThatExceptionOfType(JournalSchemaException.class)
+			.isThrownBy(() -> CassandraJournal.verifyLayout(keyspace.session(), options))
+			.withMessageContaining("Table " + keyspace.name() + ".restored_events does not exist")
+			.withMessageContaining("CREATE TABLE IF NOT EXISTS " + keyspace.name() + ".restored_events (")
+			.withMessageContaining("auto-create-tables");
+		assertThat(keyspace.session()
+			.execute("SELECT settings FROM " + keyspace.name() + ".restored_events_layout WHERE id = 'layout'")
 			.one()).as("nothing recorded").isNull();
 	}
 

@@ -7,6 +7,7 @@ import java.util.UUID;
 import com.datastax.oss.driver.api.core.CqlSession;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -15,6 +16,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.type.MethodMetadata;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.inmemory.InMemoryJournal;
@@ -56,8 +58,10 @@ public final class JournalProjectionsAutoConfiguration {
 	@ConditionalOnMissingBean(ReadJournal.class)
 	@ConditionalOnBean(JournalSession.class)
 	CassandraReadJournal cassandraReadJournal(Journal journal, JournalSession session, CassandraJournalOptions options,
-			EventSerializer serializer) {
-		return CassandraReadJournal.create(journal, session.session(), layoutOf(journal, options), serializer);
+			EventSerializer serializer, ConfigurableListableBeanFactory beanFactory) {
+		CassandraJournalOptions layout = autoConfigured(beanFactory, journal) ? layoutOf(journal, options)
+				: verifiedFor(journal, session.session(), options);
+		return CassandraReadJournal.create(journal, session.session(), layout, serializer);
 	}
 
 	/**
@@ -70,11 +74,59 @@ public final class JournalProjectionsAutoConfiguration {
 	 */
 	static CassandraJournalOptions layoutOf(Journal journal, CassandraJournalOptions options) {
 		if (options.configuredSliceHash().isEmpty() && journal instanceof CassandraJournal cassandra
-				&& cassandra.options().requireKeyspace().equals(options.requireKeyspace())
-				&& cassandra.options().eventsTable().equals(options.eventsTable())) {
+				&& sameEvents(cassandra.options(), options)) {
 			return options.withSliceHash(cassandra.options().sliceHash());
 		}
 		return options;
+	}
+
+	/**
+	 * The read journal over an application's own journal bean, which the starter did not verify (engineer L2, review
+	 * of finding 27): the layout is verified for the read journal's options, and a {@link CassandraJournal} of the
+	 * same events table whose slice function differs from the recorded one is refused (its sliced tag rows and the
+	 * read journal's segments would cover different entities; taking its function, the read journal would follow it
+	 * away from the keyspace's cursors).
+	 * @param journal the application's journal bean
+	 * @param session the journal's session
+	 * @param options the journal options bean
+	 * @return the options {@code verifyLayout} returned
+	 */
+	static CassandraJournalOptions verifiedFor(Journal journal, CqlSession session, CassandraJournalOptions options) {
+		CassandraJournalOptions verified = CassandraJournal.verifyLayout(session, options);
+		if (journal instanceof CassandraJournal cassandra && sameEvents(cassandra.options(), options)
+				&& cassandra.options().sliceHash() != verified.sliceHash()) {
+			String recorded = verified.sliceHash().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+			throw new IllegalStateException("The application's CassandraJournal bean on " + options.requireKeyspace()
+					+ "." + options.eventsTable() + " puts entities in slices with " + cassandra.options().sliceHash()
+					+ ", but the keyspace's layout record holds " + verified.sliceHash() + " (the function of its "
+					+ "segments' cursors and sliced tag rows): the read journal's segments would not match what the "
+					+ "journal writes. Build the journal from the options CassandraJournal.verifyLayout(session, options) "
+					+ "returns, or with withSliceHash(SliceHash." + verified.sliceHash() + "); where it is built from "
+					+ "the starter's options, set journal.cassandra.slice-hash=" + recorded + " or leave it unset.");
+		}
+		return verified;
+	}
+
+	private static boolean sameEvents(CassandraJournalOptions journal, CassandraJournalOptions options) {
+		return journal.requireKeyspace().equals(options.requireKeyspace())
+				&& journal.eventsTable().equals(options.eventsTable());
+	}
+
+	/**
+	 * @return whether {@code journal} is the bean {@link CassandraJournalAutoConfiguration} built (from
+	 * {@code verifyLayout}'s answer); false when its definition does not say (then the layout is verified again)
+	 */
+	private static boolean autoConfigured(ConfigurableListableBeanFactory beanFactory, Journal journal) {
+		for (String name : beanFactory.getBeanNamesForType(Journal.class, false, false)) {
+			if (beanFactory.containsSingleton(name) && beanFactory.getSingleton(name) == journal
+					&& beanFactory.containsBeanDefinition(name)
+					&& beanFactory.getBeanDefinition(name) instanceof AnnotatedBeanDefinition definition) {
+				MethodMetadata factoryMethod = definition.getFactoryMethodMetadata();
+				return factoryMethod != null
+						&& CassandraJournalAutoConfiguration.class.getName().equals(factoryMethod.getDeclaringClassName());
+			}
+		}
+		return false;
 	}
 
 	@Bean

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
@@ -18,8 +19,10 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.cassandra.autoconfigure.CassandraAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.SliceHash;
 import io.cassandrajournal.journal.CassandraJournal;
+import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.query.CassandraReadJournal;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
@@ -91,6 +94,80 @@ class LayoutStartupIT {
 	}
 
 	/**
+	 * Engineer L2, 2026-12-02 (review of finding 27, item 6): the race above fires on A's first request naming the
+	 * record's table, which is the column check of its table ({@code system_schema.columns}), so A then reads B's
+	 * record. Here B's start runs inside A's {@code INSERT ... IF NOT EXISTS}, after A read no record: A's insert is
+	 * not applied, and A must adopt the row the lightweight transaction returns. (A coverage test: it passes on the
+	 * code it was written against; the adoption path had no test.)
+	 */
+	@Test
+	void anInstanceWhoseFirstRecordingLosesAdoptsTheRowItsInsertReturns() {
+		String events = "race_insert_events";
+		AtomicBoolean bStarted = new AtomicBoolean();
+		Runnable startB = () -> this.runner
+			.withPropertyValues("journal.cassandra.events-table=" + events, "journal.cassandra.slice-hash=string-hash")
+			.run((context) -> {
+				assertThat(context).as("B's start").hasNotFailed();
+				bStarted.set(true);
+			});
+		WatchedSession a = new WatchedSession(open(),
+				(query) -> query.startsWith("INSERT INTO ") && query.contains("." + events + "_layout "), startB);
+		this.runner.withPropertyValues("journal.cassandra.events-table=" + events)
+			.withBean(CqlSession.class, a::session)
+			.run((context) -> {
+				assertThat(context).as("A's start").hasNotFailed();
+				assertThat(bStarted).as("B started inside A's insert").isTrue();
+				assertThat(a.queries).as("A read no record before its insert")
+					.filteredOn((q) -> q.startsWith("SELECT settings FROM ") && q.contains("." + events + "_layout "))
+					.hasSize(1);
+				assertThat(settings(events)).containsEntry("slice-hash", "STRING_HASH");
+				assertThat(context.getBean(CassandraJournal.class).options().sliceHash()).as("A's journal")
+					.isEqualTo(SliceHash.STRING_HASH);
+				assertThat(context.getBean(CassandraReadJournal.class).sliceOf(ID)).as("A's read journal")
+					.isEqualTo(SliceHash.STRING_HASH.slice(ID));
+			});
+	}
+
+	/**
+	 * Engineer L2, 2026-12-02 (review of finding 27, item 5): an application's own {@link CassandraJournal} bean is
+	 * not built by the starter, so nothing verified its slice function against the record, and the read journal took
+	 * that function from it. Built with {@code murmur3} on a {@code string-hash} keyspace, its read journal's
+	 * segments followed murmur3 too (the start succeeded). The starter now verifies the layout for the read journal
+	 * and refuses a journal whose function differs from the recorded one, saying what to set; a journal that adopted
+	 * the recorded function starts, with a read journal on it.
+	 */
+	@Test
+	void anApplicationsJournalWithAnotherFunctionThanTheRecordedOneIsRefused() {
+		String events = "own_journal_events";
+		ApplicationContextRunner start = this.runner.withPropertyValues("journal.cassandra.events-table=" + events);
+		start.withPropertyValues("journal.cassandra.slice-hash=string-hash")
+			.run((context) -> assertThat(context).as("the first start, recording string-hash").hasNotFailed());
+		CassandraJournalOptions own = CassandraJournalOptions.create()
+			.withKeyspace(this.keyspace.name())
+			.withEventsTable(events)
+			.withUseTagIndex(true)
+			.withTagSliceGroups(16);
+
+		start.withBean(CassandraJournal.class, () -> CassandraJournal.create(this.keyspace.session(),
+				own.withSliceHash(SliceHash.MURMUR3), new JacksonEventSerializer()))
+			.run((context) -> {
+				assertThat(context).as("a journal bean with murmur3").hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.hasMessageContaining("MURMUR3")
+					.hasMessageContaining("STRING_HASH")
+					.hasMessageContaining("verifyLayout")
+					.hasMessageContaining("journal.cassandra.slice-hash");
+			});
+		start.withBean(CassandraJournal.class,
+				() -> CassandraJournal.create(this.keyspace.session(), own, new JacksonEventSerializer()))
+			.run((context) -> {
+				assertThat(context).as("a journal bean that adopted the recorded function").hasNotFailed();
+				assertThat(context.getBean(CassandraReadJournal.class).sliceOf(ID))
+					.isEqualTo(SliceHash.STRING_HASH.slice(ID));
+			});
+	}
+
+	/**
 	 * A start on a recorded keyspace with {@code slice-hash} unset reads the record once ({@code verifyLayout}) and
 	 * does not look its table up in {@code system_schema.tables}. Before (journal, then {@code verifyLayout}, then
 	 * the read journal, the factories each adopting the function): 2 look-ups and 3 reads with the factories of
@@ -132,13 +209,14 @@ class LayoutStartupIT {
 
 	/**
 	 * A real session that notes every request's text (with a simple statement's values) and runs {@code onFirst}
-	 * before sending the first request that names {@code watched} in its text or values.
+	 * before sending the first request that names {@code watched} in its text or values (or, with a predicate, the
+	 * first whose text it accepts).
 	 */
 	static final class WatchedSession {
 
 		private final CqlSession delegate;
 
-		private final String watched;
+		private final Predicate<String> watched;
 
 		private final Runnable onFirst;
 
@@ -147,6 +225,10 @@ class LayoutStartupIT {
 		final Queue<String> queries = new ConcurrentLinkedQueue<>();
 
 		WatchedSession(CqlSession delegate, String watched, Runnable onFirst) {
+			this(delegate, (query) -> query.contains(watched), onFirst);
+		}
+
+		WatchedSession(CqlSession delegate, Predicate<String> watched, Runnable onFirst) {
 			this.delegate = delegate;
 			this.watched = watched;
 			this.onFirst = onFirst;
@@ -158,7 +240,7 @@ class LayoutStartupIT {
 						if (method.getName().startsWith("execute") && args != null && args.length > 0) {
 							String query = describe(args[0]);
 							this.queries.add(query);
-							if (query.contains(this.watched) && this.fired.compareAndSet(false, true)) {
+							if (this.watched.test(query) && this.fired.compareAndSet(false, true)) {
 								this.onFirst.run();
 							}
 						}
