@@ -291,6 +291,15 @@ public final class DurableStateOffsetStore implements OffsetStore {
 	}
 
 	/**
+	 * @param id a cursor
+	 * @return whether this instance knows the cursor's revision (it fenced, loaded or wrote it and has not forgotten
+	 * it since), so that a save under an epoch is not refused for want of a fence
+	 */
+	boolean fenced(ProjectionId id) {
+		return this.revisions.containsKey(id);
+	}
+
+	/**
 	 * Forgets what this instance knows of a cursor (its revision), so that the next write needs a fence again.
 	 * Called when a segment's lease is lost or released.
 	 * @param id the segment's cursor

@@ -166,9 +166,18 @@ final class FanOutSegment implements SegmentRunner {
 		}
 	}
 
+	/**
+	 * Applies a control call to every entity's runner. The runners are listed under this segment's lock, which
+	 * {@link #add} holds from putting a runner in the map until its start has been called: a reset never reaches a
+	 * runner whose start (and so whose fence) has not begun yet (docs/reliability.md, finding 29).
+	 */
 	private CompletionStage<Void> all(Function<ProjectionRunner<?>, CompletionStage<Void>> action) {
-		return CompletableFuture.allOf(this.runners.values().stream()
-			.map((runner) -> action.apply(runner).toCompletableFuture()).toArray(CompletableFuture[]::new));
+		List<ProjectionRunner<?>> each;
+		synchronized (this) {
+			each = List.copyOf(this.runners.values());
+		}
+		return CompletableFuture.allOf(
+				each.stream().map((runner) -> action.apply(runner).toCompletableFuture()).toArray(CompletableFuture[]::new));
 	}
 
 }

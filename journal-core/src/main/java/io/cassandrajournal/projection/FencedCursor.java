@@ -44,10 +44,18 @@ final class FencedCursor implements OffsetStore {
 		return fenced(this.store.save(id, offset, this.term.epoch(), this.term.lease().segment()));
 	}
 
-	/** A reset under a lease: a compare-and-set write of the start offset under the epoch, never a delete. */
+	/**
+	 * A reset under a lease: a compare-and-set write of the start offset under the epoch, never a delete. A cursor
+	 * this term has not fenced yet (a reset that reached an entity's runner before its start did) is fenced first:
+	 * a save without a fence is refused, and that refusal used to end the whole segment's term, failing the resets
+	 * of all its other entities with it (docs/reliability.md, finding 29).
+	 */
 	@Override
 	public CompletionStage<Void> delete(ProjectionId id) {
-		return save(id, TagOffset.START);
+		if (this.store.fenced(id)) {
+			return save(id, TagOffset.START);
+		}
+		return load(id).thenCompose((ignored) -> save(id, TagOffset.START));
 	}
 
 	private CursorFencedException lapsed(ProjectionId id) {

@@ -227,6 +227,7 @@ final class ProjectionRunner<E> implements SegmentRunner {
 	private CompletionStage<Void> startNow() {
 		long started;
 		CompletableFuture<Void> previous;
+		CompletableFuture<Void> loading;
 		synchronized (this) {
 			started = this.run.start();
 			if (started < 0) {
@@ -238,11 +239,21 @@ final class ProjectionRunner<E> implements SegmentRunner {
 				this.lanes = lanePool();
 			}
 			previous = inFlight();
+			// Published before the load is sent, in the same step as the start: a reset from another thread must
+			// never see the previous start's (ended) load while this one's fence is in flight, or its cursor write
+			// precedes the fence (refused, and the segment's term ended with it; docs/reliability.md, finding 29).
+			loading = new CompletableFuture<>();
+			this.loading = loading;
 		}
 		CompletableFuture<Void> load = previous.thenCompose((ignored) -> loadOffset(started)).toCompletableFuture();
-		synchronized (this) {
-			this.loading = load;
-		}
+		load.whenComplete((ok, error) -> {
+			if (error != null) {
+				loading.completeExceptionally(error);
+			}
+			else {
+				loading.complete(null);
+			}
+		});
 		return load;
 	}
 
