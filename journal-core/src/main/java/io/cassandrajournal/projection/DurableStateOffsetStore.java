@@ -291,29 +291,11 @@ public final class DurableStateOffsetStore implements OffsetStore {
 	}
 
 	/**
-	 * @param id a cursor
-	 * @return whether this instance knows the cursor's revision (it fenced, loaded or wrote it and has not forgotten
-	 * it since), so that a save under an epoch is not refused for want of a fence
-	 */
-	boolean fenced(ProjectionId id) {
-		return this.revisions.containsKey(id);
-	}
-
-	/**
-	 * Forgets what this instance knows of a cursor (its revision), so that the next write needs a fence again.
-	 * Called when a segment's lease is lost or released.
-	 * @param id the segment's cursor
-	 */
-	void forget(ProjectionId id) {
-		this.revisions.remove(id);
-		this.unknownOutcomes.remove(id);
-	}
-
-	/**
 	 * Moves the cached revision of a cursor up, never down: a read that was sent before one of this instance's
 	 * saves landed answers with an older revision, and taking it would turn the next save into a conflict (or,
-	 * settled as an unknown outcome, into a write on a revision it never read). Only {@link #delete} and
-	 * {@link #forget} drop what is cached.
+	 * settled as an unknown outcome, into a write on a revision it never read). Only {@link #delete} drops what is cached;
+	 * a revision cached under an earlier lease term is overtaken by the next term's fence, which reads the stored
+	 * revision and writes two past it.
 	 */
 	private void raise(ProjectionId id, long revision) {
 		this.revisions.merge(id, revision, Math::max);

@@ -1,8 +1,10 @@
 package io.cassandrajournal.projection;
 
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.query.TagOffset;
@@ -22,6 +24,13 @@ final class FencedCursor implements OffsetStore {
 
 	private final LeaseTerm term;
 
+	/**
+	 * The cursors this term has fenced. The store's own knowledge of a cursor (its cached revision) outlives terms,
+	 * so it cannot tell whether this term fenced it: a reset under a later term that trusted it wrote on an earlier
+	 * term's revision without a fence, and another owner's writes in between made that a conflict ending the term.
+	 */
+	private final Set<ProjectionId> fencedHere = ConcurrentHashMap.newKeySet();
+
 	FencedCursor(DurableStateOffsetStore store, LeaseTerm term) {
 		this.store = store;
 		this.term = term;
@@ -33,7 +42,10 @@ final class FencedCursor implements OffsetStore {
 			return CompletableFuture.failedFuture(lapsed(id));
 		}
 		return fenced(this.store.fence(id, TagOffset.START, this.term.epoch(), this.term.lease().segment()))
-			.thenApply(Optional::of);
+			.thenApply((offset) -> {
+				this.fencedHere.add(id);
+				return Optional.of(offset);
+			});
 	}
 
 	@Override
@@ -48,11 +60,12 @@ final class FencedCursor implements OffsetStore {
 	 * A reset under a lease: a compare-and-set write of the start offset under the epoch, never a delete. A cursor
 	 * this term has not fenced yet (a reset that reached an entity's runner before its start did) is fenced first:
 	 * a save without a fence is refused, and that refusal used to end the whole segment's term, failing the resets
-	 * of all its other entities with it (docs/reliability.md, finding 29).
+	 * of all its other entities with it (docs/reliability.md, finding 29). Whether this term fenced it is this
+	 * view's own record, not the store's cache, which an earlier term may have filled.
 	 */
 	@Override
 	public CompletionStage<Void> delete(ProjectionId id) {
-		if (this.store.fenced(id)) {
+		if (this.fencedHere.contains(id)) {
 			return save(id, TagOffset.START);
 		}
 		return load(id).thenCompose((ignored) -> save(id, TagOffset.START));

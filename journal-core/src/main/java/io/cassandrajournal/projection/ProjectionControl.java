@@ -37,9 +37,10 @@ public interface ProjectionControl {
 
 	/**
 	 * Rebuilds from an offset: stops, stores the offset ({@link TagOffset#START} forgets it: replay from the
-	 * beginning), starts again. Handlers must be idempotent.
+	 * beginning), starts again. A paused projection stays paused: {@link #resume()} reads from the new offset.
+	 * Handlers must be idempotent.
 	 * @param offset where to continue from
-	 * @return completes when running again
+	 * @return completes when running again (or paused again, with the offset loaded)
 	 */
 	CompletionStage<Void> reset(TagOffset offset);
 

@@ -3,6 +3,7 @@ package io.cassandrajournal.projection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -86,9 +87,16 @@ final class ProjectionRunner<E> implements SegmentRunner {
 
 	/**
 	 * The load of the latest start (its offset, which for a fenced cursor is a fence write), until it ends: a reset
-	 * waits for it, so that its own cursor write neither precedes the fence nor races it.
+	 * waits for it, so that its own cursor write neither precedes the fence nor races it. It completes only when no
+	 * load of that start is in flight or scheduled again (a load after an unavailable store is sent later).
 	 */
 	private CompletableFuture<Void> loading = CompletableFuture.completedFuture(null);
+
+	/** A load of the offset scheduled again after the store was unavailable, until it is sent or cancelled. */
+	private @Nullable ScheduledFuture<?> loadRetry;
+
+	/** What {@link #loadRetry} settles: the {@link #loading} of its start, completed when a stop cancels it. */
+	private @Nullable CompletableFuture<Void> loadRetrySettles;
 
 	/** The reset in progress, if any: a start meanwhile waits for it. */
 	private @Nullable CompletableFuture<Void> resetting;
@@ -216,15 +224,17 @@ final class ProjectionRunner<E> implements SegmentRunner {
 				return this.resetting.copy();
 			}
 		}
-		return startNow();
+		return startNow(false);
 	}
 
 	/**
 	 * Marks the projection RUNNING at once, then, once the batch in flight (if any) has ended, loads the
 	 * offset and the parked entities, creates the source and schedules the first poll. A stop in between
-	 * cancels it (the generation changes).
+	 * cancels it (the generation changes); a pause does not (the load still sets up the source, which the resume
+	 * reads from).
+	 * @param paused whether to start PAUSED (a reset of a paused projection): the offset is loaded, no batch read
 	 */
-	private CompletionStage<Void> startNow() {
+	private CompletionStage<Void> startNow(boolean paused) {
 		long started;
 		CompletableFuture<Void> previous;
 		CompletableFuture<Void> loading;
@@ -232,6 +242,9 @@ final class ProjectionRunner<E> implements SegmentRunner {
 			started = this.run.start();
 			if (started < 0) {
 				return CompletableFuture.completedFuture(null);
+			}
+			if (paused) {
+				this.run.pause();
 			}
 			this.source = null;
 			cancelScheduled();
@@ -245,16 +258,14 @@ final class ProjectionRunner<E> implements SegmentRunner {
 			loading = new CompletableFuture<>();
 			this.loading = loading;
 		}
-		CompletableFuture<Void> load = previous.thenCompose((ignored) -> loadOffset(started)).toCompletableFuture();
-		load.whenComplete((ok, error) -> {
+		CompletionStage<Void> firstAttempt = previous.thenCompose((ignored) -> loadOffset(started, loading));
+		// A load attempt never fails (it settles itself); only a failed wait for the batch before it could.
+		firstAttempt.whenComplete((ok, error) -> {
 			if (error != null) {
-				loading.completeExceptionally(error);
-			}
-			else {
 				loading.complete(null);
 			}
 		});
-		return load;
+		return firstAttempt;
 	}
 
 	/** @return completes (never exceptionally) once the latest start's load has ended */
@@ -267,13 +278,23 @@ final class ProjectionRunner<E> implements SegmentRunner {
 	 * that is unavailable for a moment (no node, a read timeout) is read again after the poll interval, as a
 	 * failed poll is; only another error fails the projection (docs/reliability.md, finding 8: one failed read at
 	 * start used to leave it FAILED for good).
+	 * @param settled completed once no load of this start is in flight or scheduled: a reset waits for it
+	 * @return completes when this attempt has ended (a load scheduled again does not delay it)
 	 */
-	private CompletionStage<Void> loadOffset(long started) {
-		return this.offsets.load(this.id)
+	private CompletionStage<Void> loadOffset(long started, CompletableFuture<Void> settled) {
+		CompletionStage<Optional<TagOffset>> loaded;
+		try {
+			loaded = this.offsets.load(this.id);
+		}
+		catch (RuntimeException ex) {
+			loaded = CompletableFuture.failedFuture(ex);
+		}
+		return loaded
 			.thenCompose((stored) -> this.failures.loadParked().thenApply((ignored) -> stored.orElse(TagOffset.START)))
 			.thenAccept((from) -> {
 				synchronized (this) {
-					if (!this.run.current(started)) {
+					// Not current(started): a pause meanwhile keeps the generation, and its resume needs the source.
+					if (!this.run.isGeneration(started)) {
 						return;
 					}
 					this.offset = from;
@@ -284,28 +305,74 @@ final class ProjectionRunner<E> implements SegmentRunner {
 					schedule(0);
 				}
 			})
-			.exceptionally((error) -> {
-				Throwable cause = Errors.unwrap(error);
-				if (!this.run.isGeneration(started)) {
-					return null;
-				}
-				if (cause instanceof io.cassandrajournal.JournalUnavailableException) {
-					String lastError = "could not load its offset: " + cause;
-					this.run.lastError(lastError);
-					logger.warn("Projection {} {}; reading it again in {}", this.id, lastError, this.settings.pollInterval());
-					try {
-						this.executor.schedule(() -> loadOffset(started), this.settings.pollInterval().toMillis(),
-								TimeUnit.MILLISECONDS);
-					}
-					catch (java.util.concurrent.RejectedExecutionException closed) {
-						// The engine is closing: nothing more to start.
-					}
-				}
-				else {
-					this.failures.fail("could not load its offset", cause, null);
+			.handle((ok, error) -> {
+				if (error == null || !loadAgainLater(started, Errors.unwrap(error), settled)) {
+					settled.complete(null);
 				}
 				return null;
 			});
+	}
+
+	/**
+	 * @return whether the load is scheduled again (the store was unavailable and the start is still current), in
+	 * which case {@code settled} is left to that load
+	 */
+	private boolean loadAgainLater(long started, Throwable cause, CompletableFuture<Void> settled) {
+		if (!this.run.isGeneration(started)) {
+			return false;
+		}
+		if (!(cause instanceof io.cassandrajournal.JournalUnavailableException)) {
+			this.failures.fail("could not load its offset", cause, null);
+			return false;
+		}
+		String lastError = "could not load its offset: " + cause;
+		this.run.lastError(lastError);
+		logger.warn("Projection {} {}; reading it again in {}", this.id, lastError, this.settings.pollInterval());
+		synchronized (this) {
+			if (!this.run.isGeneration(started)) {
+				return false;
+			}
+			try {
+				this.loadRetry = this.executor.schedule(() -> loadAgain(started, settled),
+						this.settings.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+				this.loadRetrySettles = settled;
+				return true;
+			}
+			catch (java.util.concurrent.RejectedExecutionException closed) {
+				// The engine is closing: nothing more to start.
+				return false;
+			}
+		}
+	}
+
+	/**
+	 * Sends a load scheduled again, unless its start was stopped meanwhile (checked under the lock that a stop
+	 * takes): a stopped start's load, sent late, is a fence that races the cursor write of a reset (finding 29).
+	 */
+	private void loadAgain(long started, CompletableFuture<Void> settled) {
+		synchronized (this) {
+			if (this.loadRetrySettles == settled) {
+				this.loadRetry = null;
+				this.loadRetrySettles = null;
+			}
+			if (!this.run.isGeneration(started)) {
+				settled.complete(null);
+				return;
+			}
+		}
+		loadOffset(started, settled);
+	}
+
+	/** Cancels a load scheduled again and settles it: the stop that calls this ended its start. */
+	private synchronized void cancelLoadRetry() {
+		if (this.loadRetry != null) {
+			this.loadRetry.cancel(false);
+			this.loadRetry = null;
+		}
+		if (this.loadRetrySettles != null) {
+			this.loadRetrySettles.complete(null);
+			this.loadRetrySettles = null;
+		}
 	}
 
 	private ExecutorService lanePool() {
@@ -324,6 +391,7 @@ final class ProjectionRunner<E> implements SegmentRunner {
 		synchronized (this) {
 			this.run.stop();
 			cancelScheduled();
+			cancelLoadRetry();
 			done = inFlight();
 			lanePool = this.lanes;
 			this.lanes = null;
@@ -355,18 +423,21 @@ final class ProjectionRunner<E> implements SegmentRunner {
 			return CompletableFuture.failedFuture(new IllegalArgumentException(invalid));
 		}
 		CompletableFuture<Void> done = new CompletableFuture<>();
+		boolean paused;
 		synchronized (this) {
 			if (this.resetting != null) {
 				return CompletableFuture.failedFuture(
 						new IllegalStateException("projection " + this.id + " is being reset already"));
 			}
 			this.resetting = done;
+			paused = this.run.state() == ProjectionState.PAUSED;
 		}
 		// A start's load still in flight (a fenced cursor's fence) ends before the reset writes the cursor.
 		stop().thenCompose((ignored) -> loadEnded()).thenCompose((ignored) -> this.offsets.reset(this.id, to))
 			.thenCompose((ignored) -> {
 					this.run.stopped();
-					return startNow();
+					// A paused projection stays paused: the reset stores the offset, the resume reads from it.
+					return startNow(paused);
 				}).whenComplete((ok, error) -> {
 					synchronized (this) {
 						this.resetting = null;

@@ -12,11 +12,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import io.cassandrajournal.JournalUnavailableException;
 import io.cassandrajournal.inmemory.InMemoryDurableStateStore;
 import io.cassandrajournal.query.TagFilter;
 import io.cassandrajournal.query.TagOffset;
@@ -84,6 +86,7 @@ class FencedResetTest {
 		assertThat(reading.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("the start's fence is reading").isTrue();
 
 		CompletionStage<Void> reset = this.runner.reset(TagOffset.START);
+		assertThat(reset.toCompletableFuture().isDone()).as("the reset waits for the fence").isFalse();
 		this.store.release();
 
 		result(reset, BOUND);
@@ -110,6 +113,68 @@ class FencedResetTest {
 		assertThat(stored.epoch()).as("the cursor is written under the term's epoch").isEqualTo(1);
 	}
 
+	/**
+	 * The store's cache of a cursor's revision outlives lease terms. Here this instance fenced the cursor under
+	 * epoch 1, another owner then fenced and wrote it under epoch 2, and this instance holds epoch 3 now: a reset
+	 * under epoch 3 that trusted the cache wrote on epoch 1's revision without a fence, met a conflict and ended
+	 * the term it validly holds.
+	 */
+	@Test
+	void aResetUnderANewTermFencesEvenWhenAnEarlierTermsRevisionIsCached() {
+		ProjectionId id = new ProjectionId("view", "a");
+		result(new FencedCursor(this.offsets, term(1)).load(id), BOUND);
+		DurableStateOffsetStore other = new DurableStateOffsetStore(this.store);
+		result(other.fence(id, TagOffset.START, 2, "0-1023"), BOUND);
+		result(other.save(id, new TagOffset(5, "a", 1), 2, "0-1023"), BOUND);
+
+		LeaseTerm third = term(3);
+		result(new FencedCursor(this.offsets, third).reset(id, TagOffset.START), BOUND);
+
+		assertThat(third.lost()).as("the term survived the reset").isFalse();
+		DurableStateOffsetStore.Cursor stored = result(this.store.get(DurableStateOffsetStore.key(id),
+				DurableStateOffsetStore.StoredCursor.class)).orElseThrow().value().cursor();
+		assertThat(stored.epoch()).as("the reset wrote under the new term's epoch").isEqualTo(3);
+		assertThat(stored.offset()).isEqualTo(TagOffset.START);
+	}
+
+	/**
+	 * The start's first load fails (the store is unavailable for a moment), so it is scheduled again after the poll
+	 * interval; a reset meanwhile stops that start. The stopped start's load must never be sent: it is a fence,
+	 * and sent late it races the reset's cursor write. Reads are counted: the reset's fence and the new start's
+	 * fence, each one read, after the failed one; the count is watched for three poll intervals after the reset.
+	 */
+	@Test
+	void aResetAfterAFailedFenceReadIsNotRacedByTheStartsRetry() {
+		ProjectionRunner<String> slow = new ProjectionRunner<>(
+				Projection.byTag("view", TagFilter.tag("t"), String.class,
+						ProjectionHandler.blocking((event) -> this.handled.add(event.sequenceNr())),
+						ProjectionSettings.defaults().withPollInterval(Duration.ofMillis(300))),
+				new ProjectionId("view", "a"), this.term::valid, this.log::from,
+				new FencedCursor(this.offsets, this.term), null, (letter) -> {
+				}, new JacksonEventSerializer(), new ProjectionMetrics(new SimpleMeterRegistry(), "view"),
+				RetryScheduler.REAL_TIME, this.executor, Clock.systemUTC());
+		try {
+			this.store.failNextRead();
+			result(slow.start(), BOUND);
+			assertThat(this.store.reads()).as("the start's load failed once").isEqualTo(1);
+
+			result(slow.reset(TagOffset.START), BOUND);
+			await("both events handled after the reset").atMost(BOUND).until(() -> this.handled.size() >= 2);
+			await("no stale load is sent").during(Duration.ofMillis(900))
+				.atMost(Duration.ofSeconds(2))
+				.until(() -> this.store.reads() == 3);
+			assertThat(this.term.lost()).as("the term survived the reset").isFalse();
+		}
+		finally {
+			slow.stop();
+		}
+	}
+
+	private static LeaseTerm term(long epoch) {
+		return new LeaseTerm(new Lease("view", "0-1023", "me", epoch, 1), System.nanoTime(), Duration.ofMinutes(1),
+				System::nanoTime);
+	}
+
 	/** Blocks the calling thread on the next read until released, as a driver call can before it hands over. */
 	private static final class BlockingReads implements DurableStateStore {
 
@@ -118,6 +183,10 @@ class FencedResetTest {
 		private volatile CountDownLatch reading;
 
 		private final CountDownLatch released = new CountDownLatch(1);
+
+		private final AtomicInteger reads = new AtomicInteger();
+
+		private volatile boolean failNext;
 
 		BlockingReads(DurableStateStore delegate) {
 			this.delegate = delegate;
@@ -128,12 +197,26 @@ class FencedResetTest {
 			return this.reading;
 		}
 
+		void failNextRead() {
+			this.failNext = true;
+		}
+
+		int reads() {
+			return this.reads.get();
+		}
+
 		void release() {
 			this.released.countDown();
 		}
 
 		@Override
 		public <S> CompletionStage<Optional<DurableState<S>>> get(String persistenceId, Class<S> type) {
+			this.reads.incrementAndGet();
+			if (this.failNext) {
+				this.failNext = false;
+				return CompletableFuture.failedFuture(new JournalUnavailableException("no node answered (test)",
+						new IllegalStateException("unavailable")));
+			}
 			CountDownLatch blocked = this.reading;
 			if (blocked != null) {
 				this.reading = null;

@@ -458,6 +458,65 @@ class ProjectionRunnerTest {
 		await().atMost(BOUND).until(() -> storedPosition() == 2);
 	}
 
+	/**
+	 * A pause while the start's offset load is in flight: the load ended under PAUSED and set up nothing, so the
+	 * resume found no source and the projection never read a batch (found by a review, finding 29).
+	 */
+	@Test
+	void aProjectionPausedWhileItsOffsetLoadsRunsAfterTheResume() {
+		ScriptedSource.Log log = new ScriptedSource.Log(10).add("a", 1);
+		CompletableFuture<Void> loadHeld = new CompletableFuture<>();
+		this.store = new OffsetStore() {
+
+			@Override
+			public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
+				return loadHeld.thenCompose((ignored) -> ProjectionRunnerTest.this.offsets.load(id));
+			}
+
+			@Override
+			public CompletionStage<Void> save(ProjectionId id, TagOffset offset) {
+				return ProjectionRunnerTest.this.offsets.save(id, offset);
+			}
+
+			@Override
+			public CompletionStage<Void> delete(ProjectionId id) {
+				return ProjectionRunnerTest.this.offsets.delete(id);
+			}
+
+		};
+		ProjectionRunner<String> runner = runner(log, ProjectionSettings.defaults(),
+				ProjectionHandler.blocking((event) -> this.handled.add(key(event))));
+		CompletionStage<Void> started = runner.start();
+		runner.pause();
+		loadHeld.complete(null);
+		result(started, BOUND);
+		assertThat(runner.status().state()).isEqualTo(ProjectionState.PAUSED);
+		assertThat(this.handled).as("nothing is handled while paused").isEmpty();
+
+		runner.resume();
+		await("the event handled after the resume").atMost(BOUND).until(() -> this.handled.contains("a1"));
+	}
+
+	/** A reset of a paused projection stores the offset and leaves it paused: it used to run again at once. */
+	@Test
+	void aResetOfAPausedProjectionLeavesItPaused() {
+		ScriptedSource.Log log = new ScriptedSource.Log(10).add("a", 1).add("a", 2);
+		ProjectionRunner<String> runner = runner(log, ProjectionSettings.defaults(),
+				ProjectionHandler.blocking((event) -> this.handled.add(key(event))));
+		result(runner.start());
+		await().atMost(BOUND).until(() -> storedPosition() == 2);
+		runner.pause();
+
+		result(runner.reset(TagOffset.START), BOUND);
+		assertThat(runner.status().state()).as("still paused after the reset").isEqualTo(ProjectionState.PAUSED);
+		assertThat(storedPosition()).as("the reset stored its offset").isEqualTo(-1);
+
+		runner.resume();
+		await("replayed from the reset's offset after the resume").atMost(BOUND)
+			.until(() -> this.handled.size() == 4);
+		assertThat(this.handled).containsExactly("a1", "a2", "a1", "a2");
+	}
+
 	// Hole 5: start or skip while a FAILED batch is still finishing in another lane.
 
 	@Test
