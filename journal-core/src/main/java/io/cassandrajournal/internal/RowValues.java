@@ -63,7 +63,9 @@ public final class RowValues {
 	 * {@code PersistentEvent} then copied through a {@code HashSet} into an immutable one (about 700 bytes per
 	 * event of one tag in the projection's profile, docs/benchmarks.md, "Profiles"). An immutable set passes
 	 * {@code Set.copyOf} as it is.
+	 * Invalid UTF-8 fails as in {@link #text}.
 	 * @return a {@code set<text>} column, immutable, empty if null
+	 * @throws IllegalArgumentException if an element is not valid UTF-8 (as the driver's codec)
 	 */
 	public static Set<String> textSet(Row row, int index) {
 		return textSet(row.getBytesUnsafe(index), row.protocolVersion());
@@ -94,6 +96,10 @@ public final class RowValues {
 				return fallback(bytes, version);
 			}
 			values[i] = utf8(bytes, position, length);
+			if (values[i].indexOf('\uFFFD') >= 0) {
+				// Invalid UTF-8 or a genuine U+FFFD: the driver's codec throws for the first, as text() does.
+				return fallback(bytes, version);
+			}
 			position += length;
 		}
 		return switch (count) {

@@ -77,7 +77,8 @@ import io.cassandrajournal.internal.JournalStatements;
  * the driver stamps writes on the client (its default): with time stamps left to the server (its
  * {@code ServerSideTimestampGenerator}, which the journal allows with a warning, {@code SealConditions}), a late
  * batch gets the time it reaches a replica, later than the deletion, and its events would survive under the mark.
- * So with server-side time stamps a middle hole is waited on as with the tag index, and a hole at the end below a
+ * So with server-side time stamps a middle hole is waited on as with the tag index, also below a visible last
+ * number of the range (finding 30, item 1: that shortcut deleted at once), and a hole at the end below a
  * visible event above the range too, as before (finding 23, R2's review of a91a7db, items 1 and 2; checked once,
  * when the journal is built). On either path a range that shrinks to nothing (the head released
  * down to the mark, to 0 for a new entity) ends the call without deleting anything or writing a mark: the numbers
@@ -157,18 +158,21 @@ final class EventDeleter {
 	}
 
 	/**
-	 * Without the tag index: the range at once when its last number shows an event (nothing in it can be released
-	 * and claimed again) or, with client-side time stamps, when an event above it in its partition does (a hole at
+	 * Without the tag index, with client-side time stamps: the range at once when its last number shows an event
+	 * (nothing in it can be released and claimed again) or an event above it in its partition does (a hole at
 	 * the end is then below a visible event: never released, and a batch of it that lands later is shadowed; R2's
 	 * review of a91a7db, item 2); else read and waited on as with the tag index ({@link Run}, no tag rows), so the
-	 * mark never covers a claim that may still be released (finding 23, Review, item 4).
+	 * mark never covers a claim that may still be released (finding 23, Review, item 4). With server-side time stamps
+	 * always read and waited on, so that a middle hole's late batch cannot land after the deletion (finding 30).
 	 * @return completes with the last number deleted
 	 */
 	private CompletionStage<Long> withoutTagIndex(String persistenceId, Range range) {
 		long upper = range.upper();
 		// The first visible event at or above upper in upper's partition, Long.MAX_VALUE if none.
-		return this.reader.firstAbove(persistenceId, upper - 1, upper).thenCompose((first) -> (first == upper
-				|| (this.clientSideTimestamps && first != Long.MAX_VALUE))
+		// With server-side time stamps never at once, also when the last number shows an event: a middle hole's late
+		// batch would land after the deletion and survive it (finding 30, item 1).
+		return this.reader.firstAbove(persistenceId, upper - 1, upper).thenCompose((first) -> (this.clientSideTimestamps
+				&& first != Long.MAX_VALUE)
 				? deleteEventsOnly(persistenceId, this.reader.partitionOf(range.alreadyDeleted() + 1),
 						this.reader.partitionOf(upper), upper).thenApply((ignored) -> upper)
 				: new Run(null, persistenceId, range).first());

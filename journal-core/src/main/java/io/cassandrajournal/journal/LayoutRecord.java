@@ -10,7 +10,6 @@ import java.util.Set;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.DriverTimeoutException;
 import com.datastax.oss.driver.api.core.cql.Row;
-import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import com.datastax.oss.driver.api.core.servererrors.WriteTimeoutException;
 import com.datastax.oss.driver.internal.core.util.concurrent.CompletableFutures;
 import org.slf4j.Logger;
@@ -109,10 +108,7 @@ final class LayoutRecord {
 		if (recorded == null) {
 			// Asked of the node, not of the driver's schema metadata, which may be off or filtered: a missed events
 			// table would record this instance's values over events written with others (finding 27, engineer L).
-			boolean eventsTable = session.execute(SimpleStatement
-				.newInstance("SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?",
-						keyspace, options.eventsTable())
-				.setIdempotent(true)).one() != null;
+			boolean eventsTable = RecordedLayout.tableExists(session, keyspace, options.eventsTable());
 			if (!eventsTable && !options.autoCreateTables()) {
 				// The journal's factory would refuse this start; refused here, before a "new keyspace" record of this
 				// instance's values is left behind for an events table restored later (engineer L2, finding 27).
@@ -292,16 +288,7 @@ final class LayoutRecord {
 	 */
 	private static void requireSliceHash(String table, CassandraJournalOptions options) {
 		if (options.configuredSliceHash().isEmpty()) {
-			throw new io.cassandrajournal.JournalSchemaException("The journal in " + options.requireKeyspace() + "."
-					+ options.eventsTable() + " has events but no layout record in " + table + " (deleted, or the "
-					+ "events were written by a version before the record or by another implementation), and "
-					+ "journal.cassandra.slice-hash is unset: set journal.cassandra.slice-hash "
-					+ "(CassandraJournalOptions.withSliceHash) to the function the events were written with; the layout "
-					+ "record is missing, and which function put the entities in slices (the segments' cursors, the "
-					+ "sliced tag rows) cannot be read from the events: string-hash for a keyspace first started before "
-					+ "2026-12-02 or a record that held STRING_HASH, murmur3 for a record that held MURMUR3 or a keyspace "
-					+ "only the TypeScript implementation wrote. Nothing was recorded; every instance may leave it unset "
-					+ "again once one start has recorded it.");
+			throw RecordedLayout.missingRecord(table, options);
 		}
 	}
 

@@ -14,8 +14,11 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
+import tools.jackson.core.TreeNode;
 import tools.jackson.core.filter.FilteringParserDelegate;
 import tools.jackson.core.filter.TokenFilter;
+import tools.jackson.core.type.ResolvedType;
+import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectReader;
@@ -358,14 +361,46 @@ public final class JacksonEventSerializer implements EventSerializer {
 	};
 
 	/**
+	 * The stored text's tokens without the top-level version property, also for an application's deserializer that
+	 * reads the event through {@code readValueAsTree()} or {@code readValueAs(..)}: the filter's own versions hand
+	 * those to the parser below it, which would show the version property.
+	 */
+	private static final class WithoutVersion extends FilteringParserDelegate {
+
+		WithoutVersion(JsonParser stored) {
+			super(stored, WITHOUT_VERSION, TokenFilter.Inclusion.INCLUDE_ALL_AND_PATH, true);
+		}
+
+		@Override
+		public <T extends TreeNode> T readValueAsTree() throws JacksonException {
+			return objectReadContext().readTree(this);
+		}
+
+		@Override
+		public <T> T readValueAs(Class<T> type) throws JacksonException {
+			return objectReadContext().readValue(this, type);
+		}
+
+		@Override
+		public <T> T readValueAs(TypeReference<T> type) throws JacksonException {
+			return objectReadContext().readValue(this, type);
+		}
+
+		@Override
+		public <T> T readValueAs(ResolvedType type) throws JacksonException {
+			return objectReadContext().readValue(this, type);
+		}
+
+	}
+
+	/**
 	 * Binds the stored text without its top-level version property: what binding the tree with the property taken
 	 * out gives ({@link Upcasters#takeVersion}), without building the tree (a mapper that fails on unknown properties
 	 * or a class that collects them sees no version property either way).
 	 */
 	private <T> T bindWithoutVersion(String json, Class<T> type) {
 		ObjectReader reader = reader(type);
-		try (JsonParser parser = new FilteringParserDelegate(reader.createParser(json), WITHOUT_VERSION,
-				TokenFilter.Inclusion.INCLUDE_ALL_AND_PATH, true)) {
+		try (JsonParser parser = new WithoutVersion(reader.createParser(json))) {
 			return reader.readValue(parser);
 		}
 		catch (JacksonException ex) {

@@ -86,6 +86,26 @@ class RowValuesTest {
 		}
 	}
 
+	/**
+	 * A tag set fails on invalid UTF-8 as {@link RowValues#text} does (it used to read it as U+FFFD, a tag the event
+	 * was never written with); a genuine U+FFFD in a tag decodes as itself.
+	 */
+	@Test
+	void invalidUtf8InATagSetFailsAsInTheDriversCodec() {
+		byte[][] invalid = { { (byte) 0xC3 }, { 'a', (byte) 0xFF, 'b' }, { (byte) 0xC0, (byte) 0x80 },
+				{ (byte) 0xED, (byte) 0xA0, (byte) 0x80 } };
+		for (byte[] bytes : invalid) {
+			ByteBuffer set = ByteBuffer.allocate(4 + 4 + 1 + 4 + bytes.length);
+			set.putInt(2).putInt(1).put((byte) 'x').putInt(bytes.length).put(bytes).flip();
+			assertThatThrownBy(() -> TypeCodecs.setOf(TypeCodecs.TEXT).decode(set.duplicate(), ProtocolVersion.V5))
+				.isInstanceOf(IllegalArgumentException.class);
+			assertThatThrownBy(() -> RowValues.textSet(set.duplicate(), ProtocolVersion.V5))
+				.isInstanceOf(IllegalArgumentException.class);
+		}
+		assertThat(RowValues.textSet(encoded(Set.of("\uFFFD", "a\uFFFDb")), ProtocolVersion.V5))
+			.containsExactlyInAnyOrder("\uFFFD", "a\uFFFDb");
+	}
+
 	@Test
 	void nullAndEmptyAreTheEmptySet() {
 		assertThat(RowValues.textSet(null, ProtocolVersion.V5)).isEmpty();

@@ -540,6 +540,36 @@ class DeleteToIT {
 	}
 
 	/**
+	 * As above, but the range's last number shows an event (1..3 and 6 visible, the batch of 4..5 held 3 s,
+	 * {@code deleteTo(id, 6)}): the shortcut for a visible last number deleted the range at once, so with server-side
+	 * time stamps the late batch of 4..5 landed after the deletion and replayed as [4, 5] (docs/reliability.md,
+	 * finding 30, item 1). Every hole of the range is waited on with server-side time stamps.
+	 */
+	@Test
+	void withServerSideTimestampsAMiddleHoleBelowAVisibleLastNumberIsWaitedOnToo() {
+		CassandraJournalOptions options = this.options.withUseTagIndex(false).withInFlightWait(Duration.ofSeconds(60));
+		CqlSession serverSide = serverSideTimestamps(session());
+		FaultInjectingSession faults = new FaultInjectingSession(serverSide);
+		CassandraJournal journal = journal(faults.session(), options);
+		CassandraJournal other = journal(serverSide, options);
+		String id = newId();
+		result(journal.append(id, 0, deposits(3, "late-middle-last")));
+		// 4..5: claimed now, their batch held 3 s on its way to the node.
+		faults.delayBatches(Duration.ofSeconds(3));
+		CompletableFuture<AppendResult> middle = journal.append(id, 3, deposits(2, "late-middle-last"))
+			.toCompletableFuture();
+		await().alias("the claim of 4..5").atMost(Duration.ofSeconds(10))
+			.until(() -> result(other.highestSequenceNr(id)) == 5L);
+		result(other.append(id, 5, deposits(1, "late-middle-last")));
+		assertThat(middle).as("the batch of 4..5 still held").isNotDone();
+
+		// Bound: the held batch lands 3 s after its send; 30 s allowed for both.
+		result(journal.deleteTo(id, 6), Duration.ofSeconds(30));
+		result(middle, Duration.ofSeconds(30));
+		assertThat(replayed(journal, id)).as("no event of 1..6 survives the deletion").isEmpty();
+	}
+
+	/**
 	 * Without the tag index, a hole at the range's end below a visible event above the range (1..8 and 11..12
 	 * visible, 9..10 in flight, {@code deleteTo(id, 10)}) cannot be released (only the head's claim can be, and 12 is
 	 * the head), has no tag rows, and a batch of it that lands later is shadowed by the range deletion: the range goes

@@ -25,6 +25,7 @@ import io.cassandrajournal.JournalLayoutMismatchException;
 import io.cassandrajournal.JournalSchemaException;
 import io.cassandrajournal.SliceHash;
 import io.cassandrajournal.TagBucketing;
+import io.cassandrajournal.query.CassandraReadJournal;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
 import io.cassandrajournal.testing.FaultInjectingSession;
@@ -405,6 +406,36 @@ class LayoutRecordIT {
 		assertThat(keyspace.session()
 			.execute("SELECT settings FROM " + keyspace.name() + ".deleted_sliced_events_layout WHERE id = 'layout'")
 			.one()).as("nothing recorded (sliced)").isNull();
+	}
+
+	/**
+	 * The core factories without {@code verifyLayout} (a plain Java application that does not call it): over a
+	 * keyspace whose layout table exists but whose record was deleted, with events and {@code slice-hash} unset, they
+	 * used to fall back to murmur3 silently (finding 30, item 4). They refuse as {@code verifyLayout} does. A keyspace
+	 * whose layout table never existed (the core used without {@code verifyLayout} from the start) keeps murmur3.
+	 */
+	@Test
+	void theCoreFactoriesRefuseEventsWithADeletedRecordWhenSliceHashIsUnset(TestKeyspace keyspace) {
+		CassandraJournalOptions unset = options(keyspace, "core_deleted_events").withUseTagIndex(true)
+			.withTagIndexTable("core_deleted_tags");
+		appendThenDeleteTheRecord(keyspace, unset.withSliceHash(SliceHash.STRING_HASH), "core_deleted_events");
+
+		assertThatExceptionOfType(JournalSchemaException.class)
+			.isThrownBy(() -> CassandraJournal.create(keyspace.session(), unset, new JacksonEventSerializer()))
+			.withMessageContaining("journal.cassandra.slice-hash")
+			.withMessageContaining("the layout record is missing");
+		CassandraJournal set = CassandraJournal.create(keyspace.session(), unset.withSliceHash(SliceHash.STRING_HASH),
+				new JacksonEventSerializer());
+		assertThat(set.options().sliceHash()).as("set, the start goes on").isEqualTo(SliceHash.STRING_HASH);
+		assertThatExceptionOfType(JournalSchemaException.class)
+			.isThrownBy(() -> CassandraReadJournal.create(set, keyspace.session(), unset, new JacksonEventSerializer()))
+			.withMessageContaining("journal.cassandra.slice-hash");
+
+		CassandraJournalOptions never = options(keyspace, "core_never_events");
+		CassandraJournal first = CassandraJournal.create(keyspace.session(), never, new JacksonEventSerializer());
+		result(first.append("core-never-1", 0, List.of(EventToAppend.of(new Deposited(1), "t"))));
+		assertThat(CassandraJournal.create(keyspace.session(), never, new JacksonEventSerializer()).options().sliceHash())
+			.as("no layout table ever: murmur3, as before").isEqualTo(SliceHash.MURMUR3);
 	}
 
 	private static void appendThenDeleteTheRecord(TestKeyspace keyspace, CassandraJournalOptions options, String events) {

@@ -15,6 +15,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 import ch.qos.logback.classic.Logger;
@@ -95,6 +96,28 @@ class ProjectionRunnerTest {
 		}, new JacksonEventSerializer(), new ProjectionMetrics(this.meters, "view"), this.retries, this.executor,
 				Clock.systemUTC());
 		return this.runner;
+	}
+
+	/** The in-memory offsets, loaded through {@code load} (a failing or held load); saves and deletes as they are. */
+	private OffsetStore loadingThrough(Function<ProjectionId, CompletionStage<Optional<TagOffset>>> load) {
+		return new OffsetStore() {
+
+			@Override
+			public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
+				return load.apply(id);
+			}
+
+			@Override
+			public CompletionStage<Void> save(ProjectionId id, TagOffset offset) {
+				return ProjectionRunnerTest.this.offsets.save(id, offset);
+			}
+
+			@Override
+			public CompletionStage<Void> delete(ProjectionId id) {
+				return ProjectionRunnerTest.this.offsets.delete(id);
+			}
+
+		};
 	}
 
 	private static String key(PersistentEvent<?> event) {
@@ -215,29 +238,14 @@ class ProjectionRunnerTest {
 	void anOffsetLoadThatFailsOnceAtStartIsTriedAgain() {
 		ScriptedSource.Log log = new ScriptedSource.Log(10).add("a", 1);
 		AtomicInteger failing = new AtomicInteger(1);
-		this.store = new OffsetStore() {
-
-			@Override
-			public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
-				if (failing.getAndDecrement() > 0) {
-					return CompletableFuture.failedFuture(new io.cassandrajournal.JournalUnavailableException(
-							"Reading durable state failed: No node was available to execute the query",
-							new IllegalStateException("no node")));
-				}
-				return ProjectionRunnerTest.this.offsets.load(id);
+		this.store = loadingThrough((id) -> {
+			if (failing.getAndDecrement() > 0) {
+				return CompletableFuture.failedFuture(new io.cassandrajournal.JournalUnavailableException(
+						"Reading durable state failed: No node was available to execute the query",
+						new IllegalStateException("no node")));
 			}
-
-			@Override
-			public CompletionStage<Void> save(ProjectionId id, TagOffset offset) {
-				return ProjectionRunnerTest.this.offsets.save(id, offset);
-			}
-
-			@Override
-			public CompletionStage<Void> delete(ProjectionId id) {
-				return ProjectionRunnerTest.this.offsets.delete(id);
-			}
-
-		};
+			return this.offsets.load(id);
+		});
 		ProjectionRunner<String> runner = runner(log, ProjectionSettings.defaults(),
 				ProjectionHandler.blocking((event) -> this.handled.add(key(event))));
 		result(runner.start());
@@ -466,24 +474,7 @@ class ProjectionRunnerTest {
 	void aProjectionPausedWhileItsOffsetLoadsRunsAfterTheResume() {
 		ScriptedSource.Log log = new ScriptedSource.Log(10).add("a", 1);
 		CompletableFuture<Void> loadHeld = new CompletableFuture<>();
-		this.store = new OffsetStore() {
-
-			@Override
-			public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
-				return loadHeld.thenCompose((ignored) -> ProjectionRunnerTest.this.offsets.load(id));
-			}
-
-			@Override
-			public CompletionStage<Void> save(ProjectionId id, TagOffset offset) {
-				return ProjectionRunnerTest.this.offsets.save(id, offset);
-			}
-
-			@Override
-			public CompletionStage<Void> delete(ProjectionId id) {
-				return ProjectionRunnerTest.this.offsets.delete(id);
-			}
-
-		};
+		this.store = loadingThrough((id) -> loadHeld.thenCompose((ignored) -> this.offsets.load(id)));
 		ProjectionRunner<String> runner = runner(log, ProjectionSettings.defaults(),
 				ProjectionHandler.blocking((event) -> this.handled.add(key(event))));
 		CompletionStage<Void> started = runner.start();

@@ -1,12 +1,18 @@
 package io.cassandrajournal.serialization;
 
 import java.util.List;
+import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import tools.jackson.core.JsonParser;
+import tools.jackson.databind.DeserializationContext;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ValueDeserializer;
+import tools.jackson.databind.annotation.JsonDeserialize;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.JsonNodeFactory;
 
@@ -178,6 +184,60 @@ class PropertyUpcasterTest {
 			.hasToString("[Bean[cents=4, note=hi]]");
 		assertThat(serializer.deserializeEvent("{\"amount\":4,\"text\":\"hi\",\"kind\":\"bean\"}", Event.class))
 			.as("the kind last: Jackson buffers the properties before it").hasToString("[Bean[cents=4, note=hi]]");
+	}
+
+	/** Read by an application's deserializer that takes the event as a tree. */
+	@PayloadVersion(2)
+	@JsonDeserialize(using = TreeReading.Deserializer.class)
+	record TreeReading(long cents, String note) {
+
+		static final class Deserializer extends ValueDeserializer<TreeReading> {
+
+			@Override
+			public TreeReading deserialize(JsonParser parser, DeserializationContext context) {
+				JsonNode tree = parser.readValueAsTree();
+				return new TreeReading(tree.path("cents").asLong(-1), tree.path("note").asString("missing"));
+			}
+
+		}
+
+	}
+
+	/** Read by an application's deserializer that binds the event to a map first. */
+	@PayloadVersion(2)
+	@JsonDeserialize(using = MapReading.Deserializer.class)
+	record MapReading(Object cents, Object note, @Nullable Object version) {
+
+		static final class Deserializer extends ValueDeserializer<MapReading> {
+
+			@Override
+			public MapReading deserialize(JsonParser parser, DeserializationContext context) {
+				Map<?, ?> map = parser.readValueAs(Map.class);
+				return new MapReading(map.get("cents"), map.get("note"), map.get("_version"));
+			}
+
+		}
+
+	}
+
+	/**
+	 * An application's deserializer that reads the event through {@code readValueAsTree()} or {@code readValueAs(..)}
+	 * sees what the steps give: those calls used to go to the stored text's parser under the steps, so they saw the
+	 * stored shape with no step applied.
+	 */
+	@Test
+	void aDeserializerThatReadsATreeOrAMapSeesWhatTheStepsGive() {
+		JacksonEventSerializer serializer = serializer(EventUpcaster.renaming("r", 1, "amount", "cents")
+			.renaming("text", "note"));
+		String stored = "{\"kind\":\"r\",\"amount\":4,\"text\":\"hi\"}";
+		assertThat(serializer.deserializeEvent(stored, TreeReading.class)).containsExactly(new TreeReading(4, "hi"));
+		assertThat(serializer.deserializeEvent(stored, MapReading.class)).containsExactly(new MapReading(4, "hi", null));
+		String stamped = "{\"kind\":\"r\",\"amount\":4,\"text\":\"hi\",\"_version\":1}";
+		assertThat(serializer.deserializeEvent(stamped, TreeReading.class)).containsExactly(new TreeReading(4, "hi"));
+		assertThat(serializer.deserializeEvent(stamped, MapReading.class)).containsExactly(new MapReading(4, "hi", null));
+		String current = "{\"kind\":\"r\",\"cents\":4,\"note\":\"hi\",\"_version\":2}";
+		assertThat(serializer.deserializeEvent(current, MapReading.class)).as("at the current version: no version seen")
+			.containsExactly(new MapReading(4, "hi", null));
 	}
 
 	@Test
