@@ -19,6 +19,17 @@ public final class Errors {
 	private Errors() {
 	}
 
+	/**
+	 * The errors a loop or a user callback must let through: the JVM can no longer be trusted to go on. Every other
+	 * throwable of one task (a StackOverflowError of a handler, a class that cannot be initialized) is that task's
+	 * failure, so it never ends a scheduled loop or the tasks beside it.
+	 * @param error a throwable
+	 * @return whether it is an OutOfMemoryError, InternalError or UnknownError
+	 */
+	public static boolean fatal(Throwable error) {
+		return error instanceof OutOfMemoryError || error instanceof InternalError || error instanceof UnknownError;
+	}
+
 	public static Throwable unwrap(Throwable error) {
 		Throwable current = error;
 		while ((current instanceof CompletionException || current instanceof ExecutionException)

@@ -13,6 +13,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.journal.AppendResult;
 import io.cassandrajournal.query.TagOffset;
 
@@ -70,7 +71,7 @@ final class FanOutSegment implements SegmentRunner {
 			runner = this.runnerFor.apply(persistenceId);
 		}
 		catch (Exception | Error ex) {
-			if (ex instanceof VirtualMachineError) {
+			if (Errors.fatal(ex)) {
 				throw ex;
 			}
 			// One entity's failure (the user's handler factory, its meters; an exception or an Error such as a

@@ -32,6 +32,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.cassandrajournal.internal.Errors;
 import io.cassandrajournal.journal.AppendListener;
 import io.cassandrajournal.journal.Journal;
 import io.cassandrajournal.query.LivePersistenceIds;
@@ -346,7 +347,7 @@ public final class ProjectionEngine implements AutoCloseable {
 	/**
 	 * Without sharing: registers and starts the projection of one discovered entity, or creates it again for a
 	 * {@link FailedFanOutEntity}'s start. A failure to create it (the user's handler factory threw, an exception or
-	 * an Error other than a {@link VirtualMachineError}) fails that entity only: it is registered as a FAILED
+	 * an Error other than the fatal ones, {@link Errors#fatal}) fails that entity only: it is registered as a FAILED
 	 * {@link FailedFanOutEntity}, whose start tries again; the rest of the discovery batch, and entities discovered
 	 * later, still run (as in a shared fan-out, {@link FanOutSegment}). Nothing is registered or started once
 	 * {@link #stopAll()} or {@link #close()} ran after {@code generation} was read: the check and the start are made
@@ -381,7 +382,7 @@ public final class ProjectionEngine implements AutoCloseable {
 			}
 		}
 		catch (Exception | Error ex) {
-			if (ex instanceof VirtualMachineError) {
+			if (Errors.fatal(ex)) {
 				throw ex;
 			}
 			failure = ex;
@@ -533,7 +534,10 @@ public final class ProjectionEngine implements AutoCloseable {
 
 	/** @return completes when every registered projection is running */
 	public CompletionStage<Void> startAll() {
-		return CompletableFuture.allOf(this.runners.values().stream().map((r) -> r.start().toCompletableFuture())
+		// A copy: a failed fan-out entity's start replaces its entry in the map, and iterating the map meanwhile met
+		// the replacements again, without end when two shared a bin (finding 32).
+		List<ProjectionControl> controls = new ArrayList<>(this.runners.values());
+		return CompletableFuture.allOf(controls.stream().map((r) -> r.start().toCompletableFuture())
 			.toArray(CompletableFuture[]::new));
 	}
 

@@ -227,7 +227,9 @@ final class SegmentOwnership {
 				}
 			}
 		}
-		catch (RuntimeException ex) {
+		catch (Throwable ex) {
+			// Anything, an Error too: a throw would end this loop for good (scheduleWithFixedDelay runs it no more),
+			// and the segments held would lapse while this instance still beats (finding 32).
 			logger.warn("Projection {}: renewing its leases failed; trying again", this.projection, ex);
 		}
 	}
@@ -245,7 +247,8 @@ final class SegmentOwnership {
 		try {
 			renewal = this.context.leases().renew(term.lease()).toCompletableFuture();
 		}
-		catch (RuntimeException ex) {
+		catch (Throwable ex) {
+			// An Error too: thrown past here it left the term marked as renewing, so it was never renewed again.
 			renewal = CompletableFuture.failedFuture(ex);
 		}
 		// Bound: past the term's validity a renewal's answer is of no use, so it cannot hold the segment.
@@ -377,7 +380,7 @@ final class SegmentOwnership {
 			this.context.leases().release(taken.get());
 			logger.warn("Projection {}: took segment {} (epoch {}) but could not start its runner; released it",
 					this.projection, key, term.epoch(), ex);
-			if (ex instanceof VirtualMachineError) {
+			if (Errors.fatal(ex)) {
 				throw ex;
 			}
 			return;

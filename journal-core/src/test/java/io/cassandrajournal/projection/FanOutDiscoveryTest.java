@@ -14,8 +14,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 
 import ch.qos.logback.classic.Level;
 import org.junit.jupiter.api.AfterEach;
@@ -165,6 +167,43 @@ class FanOutDiscoveryTest {
 		assertThat(failed.status().state()).isEqualTo(ProjectionState.FAILED);
 		assertThat(failed.status().lastError()).contains("no handler class for e2");
 		assertThat(this.logs.about("e2", Level.ERROR)).as("the failing entity is logged by name").isNotEmpty();
+	}
+
+	/**
+	 * A StackOverflowError from the factory (a handler that recurses while it is built) is one entity's failure too:
+	 * it was passed through with every VirtualMachineError, which ended the discovery task with the rest of the
+	 * batch. Only OutOfMemoryError, InternalError and UnknownError pass through now.
+	 */
+	@Test
+	void aStackOverflowFromTheHandlerFactoryFailsThatEntityOnly() {
+		ProjectionControl failed = fanOutFailingForE2(() -> new StackOverflowError("handler recursed for e2"));
+		assertThat(failed.status().state()).isEqualTo(ProjectionState.FAILED);
+		assertThat(failed.status().lastError()).contains("handler recursed for e2");
+	}
+
+	/**
+	 * startAll tries each failed entity once: it used to iterate the engine's map while each retry replaced the
+	 * entity's entry in it, so entries that share a bin of the map were met again and again (in one run 202 factory
+	 * calls for 2 entities; here it may not end at all, so startAll runs on a thread of its own and is bounded).
+	 */
+	@Test
+	void startAllTriesEachFailedEntityOnce() {
+		AtomicInteger calls = new AtomicInteger();
+		List<String> ids = IntStream.range(0, 40).mapToObj((i) -> "f" + i).toList();
+		ids.forEach((id) -> append(id, 0, id + "-1"));
+		this.engine.fanOut("broken", String.class, (id) -> {
+			calls.incrementAndGet();
+			throw new IllegalStateException("no handler for " + id);
+		}, ProjectionSettings.defaults().withPollInterval(Duration.ofMillis(20)), DISCOVERY);
+		await("every entity listed as failed").atMost(BOUND)
+			.until(() -> ids.stream().allMatch((id) -> this.engine.projection("broken-" + id).isPresent()));
+		int before = calls.get();
+
+		Thread starting = new Thread(() -> this.engine.startAll(), "start-all");
+		starting.setDaemon(true);
+		starting.start();
+		await("startAll returned").atMost(BOUND).until(() -> !starting.isAlive());
+		assertThat(calls.get() - before).as("one factory call per failed entity").isEqualTo(ids.size());
 	}
 
 	/** A start (or startAll) that cannot create the entity again reports the failure; the entity stays FAILED. */

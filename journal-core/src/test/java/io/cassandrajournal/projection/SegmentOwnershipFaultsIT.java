@@ -109,6 +109,13 @@ class SegmentOwnershipFaultsIT {
 				&& s.runner.status().state() == ProjectionState.RUNNING);
 	}
 
+	private static boolean allValid(SegmentedProjection<?> projection) {
+		return allRunning(projection) && projection.segments().stream().allMatch((s) -> {
+			LeaseTerm term = s.term;
+			return term != null && term.valid();
+		});
+	}
+
 	/** @return the renewals of one segment's lease */
 	private static Predicate<Statement<?>> renewalOf(String segment) {
 		return cqlContains("SET beat = ?")
@@ -134,6 +141,39 @@ class SegmentOwnershipFaultsIT {
 			await("the other segments keep their terms").during(LEASE_TIMEOUT.multipliedBy(2))
 				.atMost(LEASE_TIMEOUT.multipliedBy(3))
 				.until(() -> others.stream().allMatch((s) -> s.term == terms.get(s) && terms.get(s).valid()));
+		}
+	}
+
+	/**
+	 * A renewal whose send throws an {@code Error} on the renewal thread (here an {@code AssertionError} from the
+	 * session): before, it escaped the renewal loop, which {@code scheduleWithFixedDelay} then ran no more, and left
+	 * the term marked as renewing; the segments stayed held by an instance that still beat, their terms lapsed, and
+	 * they never ran again. Now that renewal fails like any other: its segment is dropped and taken again, and the
+	 * others keep being renewed.
+	 */
+	@Test
+	void anErrorThrownByARenewalDoesNotEndTheRenewals() {
+		String name = "error-" + System.nanoTime();
+		try (ProjectionEngine engine = engine("a")) {
+			SegmentedProjection<?> projection = register(engine, name);
+			result(engine.startAll());
+			await("every segment runs").atMost(Duration.ofSeconds(20)).until(() -> allRunning(projection));
+			Set<LeaseTerm> before = projection.segments().stream().map((s) -> s.term).collect(Collectors.toSet());
+
+			this.faults.throwOnSend(cqlContains("SET beat = ?"), 1, () -> new AssertionError("injected on the send"));
+			await("the error was thrown").atMost(LEASE_TIMEOUT).until(() -> this.faults.injected() > 0);
+
+			// Bounds: the segment whose renewal threw is dropped and taken again once its row expires (one lease
+			// timeout); then, for two lease timeouts, every segment runs under a valid term. Without renewals every
+			// term lapses 2.5 s after its last renewal.
+			await("the segment whose renewal threw is taken again").atMost(LEASE_TIMEOUT.multipliedBy(3))
+				.until(() -> allValid(projection)
+						&& projection.segments().stream().anyMatch((s) -> !before.contains(s.term)));
+			await("every segment keeps running under a valid term").during(LEASE_TIMEOUT.multipliedBy(2))
+				.atMost(LEASE_TIMEOUT.multipliedBy(3))
+				.until(() -> allValid(projection));
+			assertThat(projection.segments().stream().filter((s) -> before.contains(s.term)).count())
+				.as("the segments whose renewal did not throw kept their terms").isGreaterThanOrEqualTo(SEGMENTS - 1);
 		}
 	}
 

@@ -211,7 +211,25 @@ public final class FaultInjectingSession {
 
 	private volatile long delayMillis;
 
+	/** Throwables thrown by {@code executeAsync} itself ({@link #throwOnSend}), tried first. */
+	private final List<Thrown> thrown = new CopyOnWriteArrayList<>();
+
+	private record Thrown(Predicate<Statement<?>> which, AtomicInteger remaining, Supplier<? extends Throwable> what) {
+	}
+
+	/**
+	 * Makes {@code executeAsync} itself throw for the next {@code times} matching statements, instead of returning a
+	 * stage: a driver or code path that throws on the caller's thread (an {@code Error} included).
+	 * @param which the statements
+	 * @param times how many of them
+	 * @param what the throwable to throw, a new one each time
+	 */
+	public void throwOnSend(Predicate<Statement<?>> which, int times, Supplier<? extends Throwable> what) {
+		this.thrown.add(new Thrown(which, new AtomicInteger(times), what));
+	}
+
 	public void heal() {
+		this.thrown.clear();
 		this.delayed = (s) -> false;
 		this.failing = (s) -> false;
 		this.faults.clear();
@@ -281,6 +299,12 @@ public final class FaultInjectingSession {
 	private Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
 		if (method.getName().equals("executeAsync") && args != null && args.length == 1
 				&& args[0] instanceof Statement<?> statement) {
+			for (Thrown throwing : this.thrown) {
+				if (throwing.which().test(statement) && throwing.remaining().getAndDecrement() > 0) {
+					this.injected.incrementAndGet();
+					throw throwing.what().get();
+				}
+			}
 			CompletionStage<?> lost = injectLostConnection(statement);
 			if (lost != null) {
 				return lost;
