@@ -290,8 +290,8 @@ public final class CassandraReadJournal implements ReadJournal {
 		TagEventReader reader = checkTagQuery(filter);
 		// A scan reads the events table itself: a sealed event is not in it. Index rows are checked when read late.
 		LateTagRows lateRows = (reader == this.tagReader) ? this.lateTagRows : null;
-		return new LiveTagFeed(reader, filter, start, settings, this.clock, this.options.inFlightWait(),
-				(lateRows != null) ? lateRows::absent : null);
+		return watchingDrops(new LiveTagFeed(reader, filter, start, settings, this.clock, this.options.inFlightWait(),
+				(lateRows != null) ? lateRows::absent : null));
 	}
 
 	/**
@@ -313,8 +313,13 @@ public final class CassandraReadJournal implements ReadJournal {
 			throw new IllegalArgumentException(
 					"Slice range " + fromSlice + "-" + toSlice + " is not within 0-" + (TagSlices.SLICES - 1));
 		}
-		return new LiveTagFeed(whole.slices(fromSlice, toSlice, groups), filter, start, settings, this.clock,
-				this.options.inFlightWait(), (this.lateTagRows != null) ? this.lateTagRows::absent : null);
+		return watchingDrops(new LiveTagFeed(whole.slices(fromSlice, toSlice, groups), filter, start, settings,
+				this.clock, this.options.inFlightWait(), (this.lateTagRows != null) ? this.lateTagRows::absent : null));
+	}
+
+	/** A feed over the bucketed tag index is told the ranges a cleanup dropped (finding 30). */
+	private LiveTagFeed watchingDrops(LiveTagFeed feed) {
+		return (this.dropMarks != null) ? feed.watchingDrops(this::tagDroppedBefore) : feed;
 	}
 
 	/** The options' {@link CassandraJournalOptions#sliceHash() slice function}: the sliced index is written by it. */

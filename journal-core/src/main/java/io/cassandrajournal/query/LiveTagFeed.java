@@ -2,15 +2,21 @@ package io.cassandrajournal.query;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.journal.PersistentEvent;
 
@@ -31,6 +37,8 @@ import io.cassandrajournal.journal.PersistentEvent;
  * cost one read per event.
  */
 public final class LiveTagFeed {
+
+	private static final Logger logger = LoggerFactory.getLogger(LiveTagFeed.class);
 
 	private final TagEventReader reader;
 
@@ -65,6 +73,24 @@ public final class LiveTagFeed {
 	private final long inFlightWaitMillis;
 
 	private long lateRowsSkipped;
+
+	/** How often the drop marks are read again (as a projection's check reads them). */
+	private static final long DROPS_RECHECK_MILLIS = Duration.ofMinutes(1).toMillis();
+
+	/** Reads a tag's drop mark; {@code null} when the tag index is not bucketed (no marks). */
+	private @Nullable Function<String, CompletionStage<Optional<Instant>>> dropMarks;
+
+	/** When the marks were last read (this feed's clock), {@link Long#MIN_VALUE} before the first read. */
+	private long dropsReadAt = Long.MIN_VALUE;
+
+	/** The earliest position (epoch millis) this feed was at since the marks were last read. */
+	private long walkedFrom = Long.MAX_VALUE;
+
+	/** The marks last read, by tag. */
+	private final Map<String, Instant> knownDrops = new java.util.LinkedHashMap<>();
+
+	/** The dropped ranges this feed walked across, in the order found. */
+	private final Set<DroppedTagRange> dropped = new java.util.LinkedHashSet<>();
 
 	/** The earliest time stamp of appends woken since the last poll started ({@link #rewind}). */
 	private long rewindTo = Long.MAX_VALUE;
@@ -177,6 +203,81 @@ public final class LiveTagFeed {
 	 * @return events to deliver (possibly none); late events follow the head's events
 	 */
 	public CompletionStage<List<TaggedEvent<String>>> poll() {
+		return checkDrops().thenCompose((ignored) -> pollEvents());
+	}
+
+	/**
+	 * Tells when this feed walks across a range of its tags that a retention cleanup dropped from the bucketed tag
+	 * index ({@code JournalCleanup.dropTagBuckets}): its events are never delivered. Projections are told by their
+	 * own check; a plain feed used to walk across the range silently (docs/reliability.md, finding 30).
+	 * @return the dropped ranges this feed walked (or starts to walk) across, in the order found; empty without a
+	 * bucketed tag index
+	 */
+	public synchronized List<DroppedTagRange> droppedRanges() {
+		return List.copyOf(this.dropped);
+	}
+
+	/** Used by the read journal when the tag index is bucketed (its drop marks can exist). */
+	LiveTagFeed watchingDrops(Function<String, CompletionStage<Optional<Instant>>> marks) {
+		this.dropMarks = marks;
+		return this;
+	}
+
+	/**
+	 * Reads the drop marks of the filter's tags with the first poll and then at most every
+	 * {@link #DROPS_RECHECK_MILLIS}, and compares them with the earliest position this feed was at since the last
+	 * read (a bucket dropped between two reads may have been walked across meanwhile). Never fails the poll: a failed
+	 * read of the marks is tried again at the next poll, compared with the same earliest position.
+	 */
+	private CompletionStage<Void> checkDrops() {
+		Function<String, CompletionStage<Optional<Instant>>> marks = this.dropMarks;
+		if (marks == null) {
+			return CompletableFuture.completedFuture(null);
+		}
+		long now = this.clock.millis();
+		long from;
+		synchronized (this) {
+			this.walkedFrom = Math.min(this.walkedFrom, safeOffset().timestamp());
+			from = this.walkedFrom;
+			if (this.dropsReadAt != Long.MIN_VALUE && now - this.dropsReadAt < DROPS_RECHECK_MILLIS) {
+				compareDrops(from);
+				return CompletableFuture.completedFuture(null);
+			}
+		}
+		Set<String> tags = new java.util.LinkedHashSet<>(this.filter.anyTags());
+		tags.addAll(this.filter.allTags());
+		Map<String, CompletableFuture<Optional<Instant>>> reads = new java.util.LinkedHashMap<>();
+		for (String tag : tags) {
+			reads.put(tag, marks.apply(tag).toCompletableFuture());
+		}
+		return CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).handle((ok, error) -> {
+			if (error != null) {
+				logger.debug("Live feed of tag filter '{}': reading the drop marks failed; reading them again at the "
+						+ "next poll", this.filter.canonical(), error);
+				return null;
+			}
+			synchronized (this) {
+				this.knownDrops.clear();
+				reads.forEach((tag, read) -> read.join().ifPresent((mark) -> this.knownDrops.put(tag, mark)));
+				this.dropsReadAt = now;
+				compareDrops(from);
+				this.walkedFrom = safeOffset().timestamp();
+			}
+			return null;
+		});
+	}
+
+	private void compareDrops(long from) {
+		this.knownDrops.forEach((tag, mark) -> {
+			DroppedTagRange range = new DroppedTagRange(tag, mark);
+			if (from < mark.toEpochMilli() && this.dropped.add(range)) {
+				logger.warn("Live feed of tag filter '{}': {}; this feed does not deliver them (docs/reliability.md, "
+						+ "finding 30)", this.filter.canonical(), range.describe());
+			}
+		});
+	}
+
+	private CompletionStage<List<TaggedEvent<String>>> pollEvents() {
 		long now = this.clock.millis();
 		long backtrack = this.settings.backtrackWindow().toMillis();
 		Step step;

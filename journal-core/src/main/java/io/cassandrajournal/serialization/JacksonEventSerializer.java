@@ -79,6 +79,9 @@ public final class JacksonEventSerializer implements EventSerializer {
 
 	private final JsonMapper mapper;
 
+	/** Reads the trees upcasters work on, with exact decimals (see {@link TreeTokens}). */
+	private final ObjectReader treeReader;
+
 	private final Upcasters upcasters;
 
 	/** One reader per requested type, so that a read does not look its deserializer up again. */
@@ -106,6 +109,7 @@ public final class JacksonEventSerializer implements EventSerializer {
 	public JacksonEventSerializer(JsonMapper mapper, Upcasters upcasters) {
 		this.mapper = Objects.requireNonNull(mapper, "mapper");
 		this.upcasters = Objects.requireNonNull(upcasters, "upcasters");
+		this.treeReader = mapper.reader().with(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 	}
 
 	/** @return the upcaster chains this serializer runs on read */
@@ -325,7 +329,8 @@ public final class JacksonEventSerializer implements EventSerializer {
 
 	private JsonNode parse(String json, Class<?> type) {
 		try {
-			return this.mapper.readTree(json);
+			// Exact decimals: the tree is bound through TreeTokens, which reports them as the text's parser would.
+			return this.treeReader.readTree(json);
 		}
 		catch (JacksonException ex) {
 			throw new JournalSerializationException("Cannot read stored payload as " + type.getName() + ": "
@@ -337,7 +342,12 @@ public final class JacksonEventSerializer implements EventSerializer {
 	private <T> T bind(String json, @Nullable JsonNode tree, Class<T> type) {
 		try {
 			ObjectReader reader = reader(type);
-			return (tree != null) ? reader.readValue(tree) : reader.readValue(json);
+			if (tree == null) {
+				return reader.readValue(json);
+			}
+			try (JsonParser tokens = new TreeTokens(reader.treeAsTokens(tree))) {
+				return reader.readValue(tokens);
+			}
 		}
 		catch (JacksonException ex) {
 			throw readFailure(json, type, ex);

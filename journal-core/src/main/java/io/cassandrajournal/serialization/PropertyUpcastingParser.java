@@ -9,12 +9,8 @@ import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.SerializableString;
 import tools.jackson.core.TokenStreamContext;
-import tools.jackson.core.TreeNode;
 import tools.jackson.core.exc.JacksonIOException;
 import tools.jackson.core.sym.PropertyNameMatcher;
-import tools.jackson.core.type.ResolvedType;
-import tools.jackson.core.type.TypeReference;
-import tools.jackson.core.util.JsonParserDelegate;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -26,7 +22,7 @@ import tools.jackson.databind.node.ObjectNode;
  * properties and the renamed kind come from a small parser over a prepared object, switched in as the delegate while
  * its tokens last; a later layer sees them like any other top-level property.
  */
-final class PropertyUpcastingParser extends JsonParserDelegate {
+final class PropertyUpcastingParser extends OwnTokensParser {
 
 	private static final int NOT_INJECTING = 0;
 
@@ -223,31 +219,6 @@ final class PropertyUpcastingParser extends JsonParserDelegate {
 	@Override
 	public @Nullable String getValueAsString(@Nullable String defaultValue) {
 		return atRenamedName() ? this.renamed : this.delegate.getValueAsString(defaultValue);
-	}
-
-	/*
-	 * An application's deserializer may read the event through these; the delegate's versions hand them to the
-	 * parser below, which would bind the stored shape with no step applied. Read through this layer's tokens.
-	 */
-
-	@Override
-	public <T extends TreeNode> T readValueAsTree() throws JacksonException {
-		return objectReadContext().readTree(this);
-	}
-
-	@Override
-	public <T> T readValueAs(Class<T> type) throws JacksonException {
-		return objectReadContext().readValue(this, type);
-	}
-
-	@Override
-	public <T> T readValueAs(TypeReference<T> type) throws JacksonException {
-		return objectReadContext().readValue(this, type);
-	}
-
-	@Override
-	public <T> T readValueAs(ResolvedType type) throws JacksonException {
-		return objectReadContext().readValue(this, type);
 	}
 
 	@Override

@@ -22,9 +22,12 @@ import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.query.CassandraReadJournal;
 import io.cassandrajournal.query.DroppedTagRange;
 import io.cassandrajournal.query.EventsPage;
+import io.cassandrajournal.query.FeedSettings;
+import io.cassandrajournal.query.LiveTagFeed;
 import io.cassandrajournal.query.TagFilter;
 import io.cassandrajournal.query.TagIndexBackfill;
 import io.cassandrajournal.query.TagOffset;
+import io.cassandrajournal.query.TaggedEvent;
 import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.testing.AccountEvent;
 import io.cassandrajournal.testing.AccountEvent.Deposited;
@@ -123,6 +126,45 @@ class DroppedTagBucketsIT {
 				(e) -> streamed.add(e.event().sequenceNr())));
 		assertThat(streamed).containsExactly(5L, 6L);
 		assertThat(logsAbout(tag, Level.WARN)).hasSize(2);
+	}
+
+	/**
+	 * A plain live feed (not a projection, which its own check tells) walking across a range a cleanup dropped used to
+	 * deliver what was left without a word. It reports the range ({@code droppedRanges()}) and logs one WARN; a feed
+	 * that starts past the range reports nothing (docs/reliability.md, finding 30).
+	 */
+	@Test
+	void aLiveFeedWalkingAcrossADroppedRangeSaysSo() {
+		SettableClock clock = new SettableClock(Instant.parse("2026-04-03T08:00:10Z"));
+		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(), bucketed(clock),
+				new JacksonEventSerializer());
+		String tag = "live-" + System.nanoTime();
+		String id = "live-" + UUID.randomUUID();
+		result(journal.append(id, 0, deposits(2, tag)));
+		clock.advance(Duration.ofMinutes(1));
+		result(journal.append(id, 2, deposits(2, tag)));
+		clock.advance(Duration.ofMinutes(1));
+		result(journal.append(id, 4, deposits(2, tag)));
+		clock.advance(Duration.ofMinutes(1));
+		Instant mark = Instant.parse("2026-04-03T08:02:00Z");
+		result(JournalCleanup.create(this.keyspace.session(), journal).dropTagBucketsBefore(mark));
+
+		CassandraReadJournal query = query(journal);
+		LiveTagFeed feed = query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, FeedSettings.DEFAULTS);
+		List<TaggedEvent<String>> delivered = new ArrayList<>();
+		for (int poll = 0; poll < 5 && delivered.size() < 2; poll++) {
+			delivered.addAll(result(feed.poll()));
+		}
+		assertThat(delivered).extracting((e) -> e.event().sequenceNr()).containsExactly(5L, 6L);
+		assertThat(feed.droppedRanges()).containsExactly(new DroppedTagRange(tag, mark));
+		assertThat(logsAbout(tag, Level.WARN)).anySatisfy((e) -> assertThat(e.getFormattedMessage())
+			.contains("Live feed").contains(mark.toString()));
+		result(feed.poll());
+		assertThat(feed.droppedRanges()).as("once").hasSize(1);
+
+		LiveTagFeed past = query.liveEventsByTag(TagFilter.tag(tag), delivered.get(0).offset(), FeedSettings.DEFAULTS);
+		assertThat(result(past.poll())).extracting((e) -> e.event().sequenceNr()).containsExactly(6L);
+		assertThat(past.droppedRanges()).as("a feed past the range").isEmpty();
 	}
 
 	/**

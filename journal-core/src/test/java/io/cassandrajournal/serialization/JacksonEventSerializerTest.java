@@ -1,6 +1,7 @@
 package io.cassandrajournal.serialization;
 
 import java.io.Serializable;
+import java.math.BigDecimal;
 import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
@@ -8,6 +9,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.annotation.JsonValue;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import io.cassandrajournal.JournalSerializationException;
@@ -191,6 +193,32 @@ class JacksonEventSerializerTest {
 			.hasToString("[{kind=plain, upcast=true}]");
 		assertThat(serializer.deserializeEvent("{\"kind\":\"plainer\",\"n\":\"x\\\"\"}", Object.class))
 			.as("another kind, an escape further on").hasToString("[{kind=plainer, n=x\"}]");
+	}
+
+
+	/** Numbers of all kinds, at version 2 so that a version-1 payload goes through its kind's general step. */
+	@PayloadVersion(2)
+	record Priced(BigDecimal amount, BigDecimal big, Object raw, double plain, JsonNode node) {
+	}
+
+	/**
+	 * A general upcaster step works on a tree; that tree used to hold doubles, so a BigDecimal field bound after it got
+	 * 12.5 for a stored 12.50 and lost the digits a double cannot hold. Bound after a general step, every field gets
+	 * what it gets from the text without one (docs/reliability.md, finding 31).
+	 */
+	@Test
+	void aGeneralStepLeavesNumbersAsTheTextGivesThem() {
+		JacksonEventSerializer serializer = new JacksonEventSerializer(
+				Upcasters.builder().add(EventUpcaster.of("priced", 1, (event) -> event)).build());
+		String stored = "{\"kind\":\"priced\",\"amount\":12.50,\"big\":1234567890123.4567891,\"raw\":12.50,"
+				+ "\"plain\":0.1,\"node\":{\"x\":12.50}";
+		Priced upcast = serializer.deserializeEvent(stored + "}", Priced.class).get(0);
+		Priced plain = serializer.deserializeEvent(stored + ",\"_version\":2}", Priced.class).get(0);
+
+		assertThat(upcast.amount()).as("the scale kept").isEqualTo(new BigDecimal("12.50"));
+		assertThat(upcast.big()).as("every digit kept").isEqualTo(new BigDecimal("1234567890123.4567891"));
+		assertThat(upcast.raw()).as("an untyped float is a double, as from the text").isEqualTo(12.5);
+		assertThat(upcast).isEqualTo(plain);
 	}
 
 }
