@@ -37,12 +37,16 @@ public final class PeerMain {
 	private PeerMain() {
 	}
 
+	/** As {@code BenchmarkMain}'s: on from the command line unless {@code --no-pin-cpus}, off from a test. */
+	private static boolean pinCpus;
+
 	public static void main(String[] arguments) throws Exception {
 		String[] args = Arrays.stream(arguments)
 			.flatMap((arg) -> Arrays.stream(arg.trim().split("\\s+")))
 			.filter((arg) -> !arg.isEmpty())
 			.toArray(String[]::new);
 		boolean smoke = false;
+		pinCpus = true;
 		int rounds = 0;
 		Path output = Path.of("benchmarks", "results");
 		for (int i = 0; i < args.length; i++) {
@@ -51,8 +55,9 @@ public final class PeerMain {
 				case "--full" -> smoke = false;
 				case "--rounds" -> rounds = Integer.parseInt(args[++i]);
 				case "--output" -> output = Path.of(args[++i]);
+				case "--no-pin-cpus" -> pinCpus = false;
 				default -> throw new IllegalArgumentException("Unknown argument " + args[i]
-						+ "; use --full, --smoke, --rounds n, --output dir");
+						+ "; use --full, --smoke, --rounds n, --output dir, --no-pin-cpus");
 			}
 		}
 		Bench.Sizes sizes = smoke ? Bench.Sizes.smoke() : Bench.Sizes.full();
@@ -61,8 +66,11 @@ public final class PeerMain {
 
 	static List<PeerResult> run(Bench.Sizes sizes, Path output) throws Exception {
 		long started = System.nanoTime();
+		int cores = CpuPinning.allowedCpus().size();
 		try (CassandraNode node = CassandraNode.builder().maxHeap("1g").build()) {
 			node.start();
+			String pinning = pinCpus ? CpuPinning.pin(node.pid()) : "none (not asked: --no-pin-cpus, or run from a test)";
+			System.out.println("cpu pinning: " + pinning);
 			InetSocketAddress contactPoint = node.contactPoint();
 			// The same driver settings as BenchmarkMain's session.
 			try (CqlSession session = CqlSession.builder()
@@ -119,7 +127,8 @@ public final class PeerMain {
 				environment.put("consistency", options.consistency().toString());
 				environment.put("page_size", options.pageSize());
 				environment.put("cassandra", "5.0.9, one node started by cassandra-launcher (1 GB heap)");
-				environment.put("cpus", Runtime.getRuntime().availableProcessors());
+				environment.put("cpus", cores);
+				environment.put("cpu_pinning", pinning);
 				environment.put("java", Runtime.version().toString());
 				environment.put("failures", failures);
 				environment.put("wall_seconds", Math.round((System.nanoTime() - started) / 1e9));

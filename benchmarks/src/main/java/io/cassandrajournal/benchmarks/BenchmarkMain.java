@@ -31,7 +31,9 @@ import io.cassandrajournal.serialization.JacksonEventSerializer;
  * {@code projection-failover} instead of the defaults; {@code --projection-batches 100,500,..} to run
  * {@code projection} with other batch sizes (rows per read and per offset save; 100, the default, keeps the name
  * {@code projection}, others are named {@code projection-batch-<n>}); {@code --e2e-load n} for the append rate of
- * {@code end-to-end-push-loaded} (default 200 a second). A partial run writes {@code partial.json}.
+ * {@code end-to-end-push-loaded} (default 200 a second); {@code --no-pin-cpus} to leave the node it starts and the
+ * benchmark's JVM on all cores (by default each gets a core of its own: {@link CpuPinning}). A partial run writes
+ * {@code partial.json}.
  */
 public final class BenchmarkMain {
 
@@ -43,6 +45,12 @@ public final class BenchmarkMain {
 
 	/** Appends a second of the load under {@code end-to-end-push-loaded}. */
 	private static int endToEndLoad = 200;
+
+	/**
+	 * Whether to put the node this run starts and the benchmark's JVM on a core each: on from the command line
+	 * unless {@code --no-pin-cpus}, off for {@link #run} called from a test (it would pin the test's JVM).
+	 */
+	private static boolean pinCpus;
 
 	private BenchmarkMain() {
 	}
@@ -83,6 +91,7 @@ public final class BenchmarkMain {
 		only = null;
 		workloads = null;
 		leaseTiming = null;
+		pinCpus = true;
 		int rounds = 0;
 		String contactPoints = null;
 		String datacenter = "datacenter1";
@@ -101,10 +110,11 @@ public final class BenchmarkMain {
 				case "--projection-batches" -> projectionBatches = java.util.Arrays.stream(args[++i].split(","))
 					.mapToInt(Integer::parseInt).toArray();
 				case "--e2e-load" -> endToEndLoad = Integer.parseInt(args[++i]);
+				case "--no-pin-cpus" -> pinCpus = false;
 				default -> throw new IllegalArgumentException("Unknown argument " + args[i]
 						+ "; use --full, --smoke, --contact-points host:port, --datacenter dc, --output dir, "
 						+ "--only appends,reads,projection,scaling, --workloads replay-100k,tag-walk,.., --rounds n, "
-						+ "--lease-timing 4s,1s, --projection-batches 100,500,.., --e2e-load appends-per-second");
+						+ "--lease-timing 4s,1s, --projection-batches 100,500,.., --e2e-load appends-per-second, --no-pin-cpus");
 			}
 		}
 		Bench.Sizes sizes = smoke ? Bench.Sizes.smoke() : Bench.Sizes.full();
@@ -113,12 +123,16 @@ public final class BenchmarkMain {
 
 	static List<Result> run(Bench.Sizes sizes, String contactPoints, String datacenter, Path output) throws Exception {
 		long started = System.nanoTime();
+		int cores = CpuPinning.allowedCpus().size();
 		CassandraNode node = null;
 		List<InetSocketAddress> points = new ArrayList<>();
+		String pinning = "none (external cluster)";
 		if (contactPoints == null) {
 			node = CassandraNode.builder().maxHeap("1g").build();
 			node.start();
 			points.add(node.contactPoint());
+			pinning = pinCpus ? CpuPinning.pin(node.pid()) : "none (not asked: --no-pin-cpus, or run from a test)";
+			System.out.println("cpu pinning: " + pinning);
 		}
 		else {
 			for (String point : contactPoints.split(",")) {
@@ -229,7 +243,8 @@ public final class BenchmarkMain {
 			environment.put("page_size", options.pageSize());
 			environment.put("cassandra", (node != null) ? "5.0.9, one node started by cassandra-launcher (1 GB heap)"
 					: "external " + contactPoints);
-			environment.put("cpus", Runtime.getRuntime().availableProcessors());
+			environment.put("cpus", cores);
+			environment.put("cpu_pinning", pinning);
 			environment.put("java", Runtime.version().toString());
 			environment.put("wall_seconds", Math.round((System.nanoTime() - started) / 1e9));
 			System.out.println();
