@@ -67,9 +67,13 @@ public final class PeerMain {
 	static List<PeerResult> run(Bench.Sizes sizes, Path output) throws Exception {
 		long started = System.nanoTime();
 		int cores = CpuPinning.allowedCpus().size();
-		try (CassandraNode node = CassandraNode.builder().maxHeap("1g").build()) {
+		boolean pin = pinCpus && CpuPinning.possible();
+		CassandraNode.Builder builder = CassandraNode.builder().maxHeap("1g");
+		try (CassandraNode node = (pin ? builder.processors(1) : builder).build()) {
 			node.start();
-			String pinning = pinCpus ? CpuPinning.pin(node.pid()) : "none (not asked: --no-pin-cpus, or run from a test)";
+			String pinning = pin ? CpuPinning.pin(node.pid())
+					: "none (" + (pinCpus ? "needs two cores and taskset" : "not asked: --no-pin-cpus, or run from a test")
+							+ ")";
 			System.out.println("cpu pinning: " + pinning);
 			InetSocketAddress contactPoint = node.contactPoint();
 			// The same driver settings as BenchmarkMain's session.

@@ -128,10 +128,14 @@ public final class BenchmarkMain {
 		List<InetSocketAddress> points = new ArrayList<>();
 		String pinning = "none (external cluster)";
 		if (contactPoints == null) {
-			node = CassandraNode.builder().maxHeap("1g").build();
+			boolean pin = pinCpus && CpuPinning.possible();
+			CassandraNode.Builder builder = CassandraNode.builder().maxHeap("1g");
+			node = (pin ? builder.processors(1) : builder).build();
 			node.start();
 			points.add(node.contactPoint());
-			pinning = pinCpus ? CpuPinning.pin(node.pid()) : "none (not asked: --no-pin-cpus, or run from a test)";
+			pinning = pin ? CpuPinning.pin(node.pid())
+					: "none (" + (pinCpus ? "needs two cores and taskset" : "not asked: --no-pin-cpus, or run from a test")
+							+ ")";
 			System.out.println("cpu pinning: " + pinning);
 		}
 		else {

@@ -16,15 +16,37 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Uses {@code taskset} (util-linux) on every thread of each process; threads started later inherit their
  * creator's affinity. A process started later by the benchmark's JVM (a failover instance) inherits the client's
- * core. Pinning needs at least two cores and {@code taskset}; without them the run goes on unpinned and says so.
+ * core. The node is told it has one core ({@code CassandraNode.Builder.processors}). Pinning needs at least two cores and {@code taskset}; without them the run goes on unpinned and says so.
  */
 final class CpuPinning {
 
 	private CpuPinning() {
 	}
 
+	/** @return whether {@link #pin} can put client and node on a core each: two cores or more, and taskset */
+	static boolean possible() {
+		if (allowedCpus().size() < 2) {
+			return false;
+		}
+		try {
+			Process process = new ProcessBuilder("taskset", "--version").redirectErrorStream(true).start();
+			process.getInputStream().readAllBytes();
+			return process.waitFor(30, TimeUnit.SECONDS) && process.exitValue() == 0;
+		}
+		catch (IOException ex) {
+			return false;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
 	/**
-	 * Pins this JVM to the first allowed core and the node's process to the last.
+	 * Pins this JVM to the first allowed core and the node's process to the last. The node should have been
+	 * started with {@code processors(1)}: sized for more cores than it runs on, its request executors spin away
+	 * the one core (a first pinned run without it had not finished its first workload after ten minutes, two
+	 * thirds of the node's core going to the kernel).
 	 * @param nodePid the node's process id
 	 * @return what was done, for the report's environment: {@code "client cpu 0, node cpu 1"}, or why not
 	 */

@@ -346,6 +346,8 @@ public final class CassandraNode implements AutoCloseable {
 
 		private Path javaHome;
 
+		private int processors;
+
 		Builder() {
 		}
 
@@ -470,6 +472,22 @@ public final class CassandraNode implements AutoCloseable {
 			return this;
 		}
 
+		/**
+		 * Sizes the node's thread pools for this many cores ({@code -XX:ActiveProcessorCount}), for a node that
+		 * is given fewer cores than its machine has (by {@code taskset} or a cgroup the JVM does not see):
+		 * Cassandra's request executors spin while they wait for work, which on fewer cores than they were
+		 * sized for takes the time the work needs.
+		 * @param processors at least 1; default: what the node's JVM sees
+		 * @return this builder
+		 */
+		public Builder processors(int processors) {
+			if (processors < 1) {
+				throw new IllegalArgumentException("processors must be at least 1, was " + processors);
+			}
+			this.processors = processors;
+			return this;
+		}
+
 		Builder clusterMember(String clusterName, String seeds, String initialToken, Duration ringDelay) {
 			this.clusterName = clusterName;
 			this.seeds = seeds;
@@ -498,7 +516,7 @@ public final class CassandraNode implements AutoCloseable {
 			return new NodeSpec(this.clusterName, this.host, nativePortResolved, storagePortResolved, resolvedSeeds,
 					this.initialToken, resolvedDir.toAbsolutePath(), temporary, this.initialHeap, this.maxHeap,
 					this.commitLogMode, this.ringDelay, this.passwordAuthentication, this.startupTimeout, java,
-					this.clientEncryption, this.flushSchemaChanges);
+					this.clientEncryption, this.flushSchemaChanges, this.processors);
 		}
 
 		private static int checkPort(int port, String name) {

@@ -57,6 +57,9 @@ public final class JvmCommand {
 		command.add("-Xms" + spec.initialHeap());
 		command.add("-Xmx" + spec.maxHeap());
 		command.addAll(SERVER_FLAGS);
+		if (spec.processors() > 0) {
+			command.add("-XX:ActiveProcessorCount=" + spec.processors());
+		}
 		command.add("-Dcassandra.ring_delay_ms=" + spec.ringDelay().toMillis());
 		if (spec.commitLogMode() == CommitLogMode.BATCH_SKIP_SYNC) {
 			command.add("-Dcassandra.skip_sync=true");

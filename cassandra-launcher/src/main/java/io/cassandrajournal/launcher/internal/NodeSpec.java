@@ -27,11 +27,13 @@ import io.cassandrajournal.launcher.CommitLogMode;
  * @param clientEncryption TLS for client connections, or {@code null} for plain connections
  * @param flushSchemaChanges whether the schema tables are flushed after each schema change
  * ({@code cassandra.test.flush_local_schema_changes})
+ * @param processors the cores the node sizes its thread pools for ({@code -XX:ActiveProcessorCount}), or 0 for
+ * what its JVM sees
  */
 public record NodeSpec(String clusterName, String host, int nativePort, int storagePort, String seeds,
 		String initialToken, Path directory, boolean temporary, String initialHeap, String maxHeap,
 		CommitLogMode commitLogMode, Duration ringDelay, boolean passwordAuthentication, Duration startupTimeout,
-		Path javaExecutable, ClientEncryption clientEncryption, boolean flushSchemaChanges) {
+		Path javaExecutable, ClientEncryption clientEncryption, boolean flushSchemaChanges, int processors) {
 
 	/**
 	 * TLS on the native transport: every client must use it.

@@ -59,10 +59,20 @@ class JvmCommandTest {
 		}
 	}
 
+	@Test
+	void aNodeGivenFewerCoresSizesItsThreadPoolsForThem(@TempDir Path nodeDir) {
+		assertThat(JvmCommand.build(spec(nodeDir, 1))).contains("-XX:ActiveProcessorCount=1");
+		assertThat(JvmCommand.build(spec(nodeDir, 0))).noneMatch((option) -> option.contains("ActiveProcessorCount"));
+	}
+
 	static NodeSpec spec(Path dir) {
+		return spec(dir, 0);
+	}
+
+	static NodeSpec spec(Path dir, int processors) {
 		return new NodeSpec("test", "127.0.0.1", 9042, 7000, "127.0.0.1:7000", "0", dir, true, "256m", "512m",
 				CommitLogMode.PERIODIC, Duration.ofSeconds(1), false, Duration.ofMinutes(1),
-				JavaRuntime.resolveJavaExecutable(), null, true);
+				JavaRuntime.resolveJavaExecutable(), null, true, processors);
 	}
 
 	private static void restore(String key, String value) {
