@@ -158,8 +158,8 @@ class DroppedTagBucketsIT {
 
 		// The streaming form returns an offset only: it says so in the log (a read journal of its own, so it logs).
 		List<Long> streamed = new ArrayList<>();
-		result(query(dropped.journal()).forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START, AccountEvent.class,
-				(e) -> streamed.add(e.event().sequenceNr())));
+		result(query(dropped.journal()).forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START,
+				AccountEvent.class, (e) -> streamed.add(e.event().sequenceNr())));
 		assertThat(streamed).containsExactly(5L, 6L);
 		assertThat(logsAbout(tag, Level.WARN)).hasSize(2);
 	}
