@@ -120,15 +120,20 @@ class JacksonEventSerializerTest {
 			.containsExactly(new Empty());
 	}
 
+	/** @return a serializer whose one chain, of kind {@code funds-added}, starts at version 2 and marks what it read */
+	private static JacksonEventSerializer chainFromVersionTwo() {
+		return new JacksonEventSerializer(Upcasters.builder()
+			.add(EventUpcaster.of("funds-added", 2, (event) -> event.put("upcast", true)))
+			.build());
+	}
+
 	/**
 	 * Review R2, item 3 (README "Evolving events"): a payload stamped elsewhere than at the end of its text, of a kind
 	 * whose chain starts above version 1, is read at its stamped version (the chain runs), not bound as version 1.
 	 */
 	@Test
 	void aVersionStampedElsewhereIsFoundWhenTheKindsChainStartsAboveVersionOne() {
-		JacksonEventSerializer serializer = new JacksonEventSerializer(Upcasters.builder()
-			.add(EventUpcaster.of("funds-added", 2, (event) -> event.put("upcast", true)))
-			.build());
+		JacksonEventSerializer serializer = chainFromVersionTwo();
 		assertThat(serializer.deserializeEvent("{\"kind\":\"funds-added\",\"_version\":2,\"amountCents\":500}",
 				Object.class))
 			.as("stamped before another property").hasToString("[{kind=funds-added, amountCents=500, upcast=true}]");
@@ -148,9 +153,7 @@ class JacksonEventSerializerTest {
 		assertThat(this.serializer.deserializeEvent(escaped, Versioned.class)).as("an event")
 			.containsExactly(new Versioned(5));
 		assertThat(this.serializer.deserialize(escaped, Versioned.class)).as("a snapshot").isEqualTo(new Versioned(5));
-		JacksonEventSerializer serializer = new JacksonEventSerializer(Upcasters.builder()
-			.add(EventUpcaster.of("funds-added", 2, (event) -> event.put("upcast", true)))
-			.build());
+		JacksonEventSerializer serializer = chainFromVersionTwo();
 		assertThat(serializer.deserializeEvent("{\"kind\":\"funds-added\",\"amountCents\":500,\"_\\u0076ersion\":2}",
 				Object.class))
 			.as("a chain from version 2").hasToString("[{kind=funds-added, amountCents=500, upcast=true}]");
