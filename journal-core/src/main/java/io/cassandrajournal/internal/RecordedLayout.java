@@ -1,5 +1,6 @@
 package io.cassandrajournal.internal;
 
+import java.util.Arrays;
 import java.util.Map;
 
 import com.datastax.oss.driver.api.core.CqlSession;
@@ -64,14 +65,15 @@ public final class RecordedLayout {
 		if (!tableExists(session, keyspace, table)) {
 			return options;
 		}
+		JournalStatements.Statements statements = new JournalStatements.Statements(session, options);
 		// A serial read, as the record's check reads it: a record just written by another instance is seen.
-		Row row = session.execute(new JournalStatements.Statements(session, options)
-			.serialRead("SELECT settings FROM " + keyspace + "." + table + " WHERE id = ?")
-			.bind(KEY)).one();
+		Row row = session
+			.execute(statements.serialRead("SELECT settings FROM " + keyspace + "." + table + " WHERE id = ?").bind(KEY))
+			.one();
 		if (row == null) {
 			// The record table exists but holds no record (deleted): with events, murmur3 would be a guess, and a
 			// wrong one for a string-hash keyspace (finding 30, item 4). Refused as verifyLayout refuses.
-			if (hasEvents(session, options)) {
+			if (tableExists(session, keyspace, options.eventsTable()) && hasEvents(session, statements, options)) {
 				throw missingRecord(keyspace + "." + table, options);
 			}
 			return options;
@@ -91,10 +93,14 @@ public final class RecordedLayout {
 			.setIdempotent(true)).one() != null;
 	}
 
-	private static boolean hasEvents(CqlSession session, CassandraJournalOptions options) {
-		String keyspace = options.requireKeyspace();
-		return tableExists(session, keyspace, options.eventsTable()) && session.execute(new JournalStatements.Statements(session, options)
-			.read("SELECT persistence_id FROM " + keyspace + "." + options.eventsTable() + " LIMIT 1")
+	/**
+	 * Whether the events table, which must exist ({@link #tableExists}), holds a row: one single-row read.
+	 * @return whether the journal has events
+	 */
+	public static boolean hasEvents(CqlSession session, JournalStatements.Statements statements,
+			CassandraJournalOptions options) {
+		return session.execute(statements
+			.read("SELECT persistence_id FROM " + options.requireKeyspace() + "." + options.eventsTable() + " LIMIT 1")
 			.bind()).one() != null;
 	}
 
@@ -130,7 +136,7 @@ public final class RecordedLayout {
 		}
 		catch (IllegalArgumentException ex) {
 			throw new JournalSchemaException("The journal's layout record in " + table + " holds slice-hash '" + recorded
-					+ "', which this version does not know (expected one of " + java.util.Arrays.toString(SliceHash.values())
+					+ "', which this version does not know (expected one of " + Arrays.toString(SliceHash.values())
 					+ "): correct the record, or set journal.cassandra.slice-hash");
 		}
 	}

@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
 
 import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.JournalLayoutMismatchException;
+import io.cassandrajournal.JournalSchemaException;
 import io.cassandrajournal.TagBucketing;
 import io.cassandrajournal.internal.JournalStatements;
 import io.cassandrajournal.internal.JournalTables;
@@ -93,7 +94,7 @@ final class LayoutRecord {
 	 * @throws JournalLayoutMismatchException if a recorded setting differs
 	 * @return the record's settings after the check (a setting this instance leaves unset, {@link #adopted}, is not
 	 * compared: its recorded value is adopted)
-	 * @throws io.cassandrajournal.JournalSchemaException if the table is missing and may not be created, or the
+	 * @throws JournalSchemaException if the table is missing and may not be created, or the
 	 * record still lacks settings after one round of additions per setting
 	 */
 	static Map<String, String> check(CqlSession session, CassandraJournalOptions options) {
@@ -114,10 +115,7 @@ final class LayoutRecord {
 				// instance's values is left behind for an events table restored later (engineer L2, finding 27).
 				throw SchemaManager.missingTable(keyspace, JournalTables.events(options));
 			}
-			boolean hadEvents = eventsTable && session
-				.execute(statements.read("SELECT persistence_id FROM " + keyspace + "." + options.eventsTable() + " LIMIT 1")
-					.bind())
-				.one() != null;
+			boolean hadEvents = eventsTable && RecordedLayout.hasEvents(session, statements, options);
 			if (hadEvents) {
 				checkPartitionSize(session, statements, keyspace, options);
 				requireSliceHash(table, options);
@@ -163,7 +161,7 @@ final class LayoutRecord {
 		}
 		Set<String> missing = new LinkedHashSet<>(configured.keySet());
 		missing.removeAll(settings.keySet());
-		throw new io.cassandrajournal.JournalSchemaException("The journal's layout record in " + table + " still lacks "
+		throw new JournalSchemaException("The journal's layout record in " + table + " still lacks "
 				+ missing + " after " + configured.size() + " additions (is something removing them?); nothing was "
 				+ "started: check the record and start again");
 	}
@@ -266,7 +264,7 @@ final class LayoutRecord {
 				long above = (sequenceNr - 1) / (partition + 1);
 				String range = (partition == 0) ? "greater than " + above
 						: "greater than " + above + " and at most " + ((sequenceNr - 1) / partition);
-				throw new io.cassandrajournal.JournalSchemaException("The events in " + keyspace + "."
+				throw new JournalSchemaException("The events in " + keyspace + "."
 						+ options.eventsTable() + " were written with another partition size: '"
 						+ row.getString("persistence_id") + "' has sequence_nr " + sequenceNr + " in partition_nr "
 						+ partition + ", which journal.cassandra.partition-size=" + size + " would put in partition "

@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -40,6 +42,9 @@ public final class LiveTagFeed {
 
 	private static final Logger logger = LoggerFactory.getLogger(LiveTagFeed.class);
 
+	/** How often the drop marks are read again (as a projection's check reads them). */
+	private static final long DROPS_RECHECK_MILLIS = Duration.ofMinutes(1).toMillis();
+
 	private final TagEventReader reader;
 
 	private final TagFilter filter;
@@ -74,9 +79,6 @@ public final class LiveTagFeed {
 
 	private long lateRowsSkipped;
 
-	/** How often the drop marks are read again (as a projection's check reads them). */
-	private static final long DROPS_RECHECK_MILLIS = Duration.ofMinutes(1).toMillis();
-
 	/** Reads a tag's drop mark; {@code null} when the tag index is not bucketed (no marks). */
 	private @Nullable Function<String, CompletionStage<Optional<Instant>>> dropMarks;
 
@@ -87,10 +89,10 @@ public final class LiveTagFeed {
 	private long walkedFrom = Long.MAX_VALUE;
 
 	/** The marks last read, by tag. */
-	private final Map<String, Instant> knownDrops = new java.util.LinkedHashMap<>();
+	private final Map<String, Instant> knownDrops = new LinkedHashMap<>();
 
 	/** The dropped ranges this feed walked across, in the order found. */
-	private final Set<DroppedTagRange> dropped = new java.util.LinkedHashSet<>();
+	private final Set<DroppedTagRange> dropped = new LinkedHashSet<>();
 
 	/** The earliest time stamp of appends woken since the last poll started ({@link #rewind}). */
 	private long rewindTo = Long.MAX_VALUE;
@@ -105,7 +107,7 @@ public final class LiveTagFeed {
 		 * @param rows rows first read at least {@code in-flight-wait} after their time stamps
 		 * @return the offsets of those whose events are absent and now final: not to deliver
 		 */
-		java.util.concurrent.CompletionStage<Set<TagOffset>> absent(List<TaggedEvent<String>> rows);
+		CompletionStage<Set<TagOffset>> absent(List<TaggedEvent<String>> rows);
 
 	}
 
@@ -244,9 +246,9 @@ public final class LiveTagFeed {
 				return CompletableFuture.completedFuture(null);
 			}
 		}
-		Set<String> tags = new java.util.LinkedHashSet<>(this.filter.anyTags());
+		Set<String> tags = new LinkedHashSet<>(this.filter.anyTags());
 		tags.addAll(this.filter.allTags());
-		Map<String, CompletableFuture<Optional<Instant>>> reads = new java.util.LinkedHashMap<>();
+		Map<String, CompletableFuture<Optional<Instant>>> reads = new LinkedHashMap<>();
 		for (String tag : tags) {
 			reads.put(tag, marks.apply(tag).toCompletableFuture());
 		}

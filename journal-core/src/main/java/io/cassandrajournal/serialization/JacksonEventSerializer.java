@@ -56,8 +56,9 @@ import io.cassandrajournal.UnknownPayloadTypeException;
  * text: a stamped one with its version property filtered out of the token stream (so a payload already at the
  * version its chain ends with, the usual case once a chain exists, costs what it cost before the chain was
  * registered), and one whose remaining steps are all {@link PropertyUpcaster}s through those steps applied to the
- * token stream. A payload without a stamp at its end but with {@code "_version"} somewhere in its text goes to the
- * tree, which finds a version stamped elsewhere (another writer).
+ * token stream. A payload without a stamp at its end but with {@code "_version"} somewhere in its text, or with a JSON
+ * escape of one of that name's characters, goes to the tree, which finds a version stamped elsewhere or with its name
+ * escaped (another writer).
  */
 public final class JacksonEventSerializer implements EventSerializer {
 
@@ -181,6 +182,31 @@ public final class JacksonEventSerializer implements EventSerializer {
 	static final int NOT_STAMPED = -1;
 
 	/**
+	 * Whether the payload may hold the version property elsewhere than where {@link #versionAtEnd} looks: its name
+	 * written plainly anywhere in the text, or a {@code \}{@code uXXXX} escape of one of its characters, which the
+	 * name written otherwise than plainly must hold (JSON has no other escape for a letter or an underscore).
+	 * Escapes of other characters (a non-ASCII or control character in a string) do not count, and writers escape
+	 * no letter: an ordinary payload costs two scans of its text, no parse (docs/reliability.md, finding 31).
+	 */
+	static boolean mayHoldVersionElsewhere(String json) {
+		return json.contains(VERSION_MARK) || escapesAVersionCharacter(json);
+	}
+
+	private static boolean escapesAVersionCharacter(String json) {
+		for (int i = json.indexOf("\\u"); i >= 0 && i + 6 <= json.length(); i = json.indexOf("\\u", i + 2)) {
+			int escaped = 0;
+			for (int digit = i + 2; digit < i + 6 && escaped >= 0; digit++) {
+				int value = Character.digit(json.charAt(digit), 16);
+				escaped = (value < 0) ? -1 : (escaped << 4) | value;
+			}
+			if (escaped > 0 && Upcasters.VERSION_PROPERTY.indexOf(escaped) >= 0) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * The version the payload ends with ({@link #stampedVersionAtEnd}).
 	 * @return the version, {@link #NOT_STAMPED} when the payload does not end with the version property, and 0 when
 	 * it does with a number that is no valid version (below 1 or too long: the tree path reports it)
@@ -258,9 +284,10 @@ public final class JacksonEventSerializer implements EventSerializer {
 			// At the version its chain ends with (or a kind without a chain): no tree, the text without the version.
 			return List.of(checked(bindWithoutVersion(json, type), stamped, kind, json));
 		}
-		if (stamped >= 1 || (stamped == NOT_STAMPED && !json.contains(VERSION_MARK))) {
-			// The version is known without a tree: stamped at the end, or 1 when "_version" is nowhere in the text (one
-			// stamped elsewhere, or nested, is left to the tree below, which finds only the top-level one).
+		if (stamped >= 1 || (stamped == NOT_STAMPED && !mayHoldVersionElsewhere(json))) {
+			// The version is known without a tree: stamped at the end, or 1 when "_version" is nowhere in the text,
+			// plain or escaped (one stamped elsewhere, or nested, is left to the tree below, which finds only the
+			// top-level one).
 			int version = (stamped == NOT_STAMPED) ? 1 : stamped;
 			if (!this.upcasters.hasStep(kind, version)) {
 				return List.of(checked(bind(json, null, type), version, kind, json));
@@ -454,11 +481,11 @@ public final class JacksonEventSerializer implements EventSerializer {
 	/**
 	 * Refuses a value whose class is at a later version than the chain brought its payload to. A value bound from
 	 * the text at "version 1" whose class is above 1 looks for the version property over the whole text first
-	 * (a payload stamped by another writer somewhere else than at its end).
+	 * (a payload stamped by another writer somewhere else than at its end, or with its name escaped).
 	 */
 	private <T> T checked(T value, int reached, @Nullable String kind, String json) {
 		int current = (value != null) ? VERSIONS.get(value.getClass()) : 1;
-		if (reached < current && reached == 1 && json.contains(VERSION_MARK)) {
+		if (reached < current && reached == 1 && mayHoldVersionElsewhere(json)) {
 			JsonNode tree = parse(json, value.getClass());
 			if (tree instanceof ObjectNode object) {
 				return checked(value, Upcasters.takeVersion(object), kind, json);

@@ -6,10 +6,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import com.datastax.oss.driver.api.core.CqlSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -81,9 +83,53 @@ class DroppedTagBucketsIT {
 			.withTagBucketing(TagBucketing.MINUTE).withClock(clock);
 	}
 
+	private CassandraJournal journal(SettableClock clock) {
+		return CassandraJournal.create(this.keyspace.session(), bucketed(clock), new JacksonEventSerializer());
+	}
+
 	private CassandraReadJournal query(CassandraJournal journal) {
-		return CassandraReadJournal.create(journal, this.keyspace.session(), journal.options(),
-				new JacksonEventSerializer());
+		return query(journal, this.keyspace.session());
+	}
+
+	private static CassandraReadJournal query(CassandraJournal journal, CqlSession session) {
+		return CassandraReadJournal.create(journal, session, journal.options(), new JacksonEventSerializer());
+	}
+
+	/**
+	 * A tag with two events in each of three minute buckets, the first two buckets dropped.
+	 * @param journal the journal that wrote them, on {@code clock}
+	 * @param clock the journal's clock, a minute past the last events
+	 * @param tag the tag
+	 * @param id the entity that holds them (sequence numbers 1 to 6)
+	 * @param range the dropped range: events 5 and 6 are left in the tag index
+	 */
+	private record DroppedRange(CassandraJournal journal, SettableClock clock, String tag, String id,
+			DroppedTagRange range) {
+
+		Instant mark() {
+			return this.range.droppedBefore();
+		}
+
+	}
+
+	/**
+	 * Appends two events of a new tag at {@code day}T08:00:10Z and a minute and two minutes later, with the clock one
+	 * minute further on, then drops the tag buckets before 08:02.
+	 * @param name the prefix of the tag and the entity
+	 * @param day the day, {@code yyyy-MM-dd}: one per test, so that one test's drop does not reach another's events
+	 */
+	private DroppedRange threeMinutesWithTheFirstTwoDropped(String name, String day) {
+		SettableClock clock = new SettableClock(Instant.parse(day + "T08:00:10Z"));
+		CassandraJournal journal = journal(clock);
+		String tag = name + "-" + System.nanoTime();
+		String id = name + "-" + UUID.randomUUID();
+		for (int minute = 0; minute < 3; minute++) {
+			result(journal.append(id, 2L * minute, deposits(2, tag)));
+			clock.advance(Duration.ofMinutes(1));
+		}
+		Instant mark = Instant.parse(day + "T08:02:00Z");
+		result(JournalCleanup.create(this.keyspace.session(), journal).dropTagBucketsBefore(mark));
+		return new DroppedRange(journal, clock, tag, id, new DroppedTagRange(tag, mark));
 	}
 
 	private static List<Long> sequenceNrs(EventsPage<AccountEvent> page) {
@@ -92,27 +138,17 @@ class DroppedTagBucketsIT {
 
 	@Test
 	void aTagQueryFromBeforeADroppedRangeSaysSo() {
-		SettableClock clock = new SettableClock(Instant.parse("2026-04-01T08:00:10Z"));
-		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(), bucketed(clock),
-				new JacksonEventSerializer());
-		String tag = "query-" + System.nanoTime();
-		String id = "query-" + UUID.randomUUID();
-		result(journal.append(id, 0, deposits(2, tag)));
-		clock.advance(Duration.ofMinutes(1));
-		result(journal.append(id, 2, deposits(2, tag)));
-		clock.advance(Duration.ofMinutes(1));
-		result(journal.append(id, 4, deposits(2, tag)));
-		clock.advance(Duration.ofMinutes(1));
-		Instant mark = Instant.parse("2026-04-01T08:02:00Z");
-		result(JournalCleanup.create(this.keyspace.session(), journal).dropTagBucketsBefore(mark));
+		DroppedRange dropped = threeMinutesWithTheFirstTwoDropped("query", "2026-04-01");
+		String tag = dropped.tag();
 
-		CassandraReadJournal query = query(journal);
+		CassandraReadJournal query = query(dropped.journal());
 		EventsPage<AccountEvent> fromStart = result(
 				query.currentEventsByTag(TagFilter.tag(tag), TagOffset.START, 100, AccountEvent.class));
 		assertThat(sequenceNrs(fromStart)).containsExactly(5L, 6L);
-		assertThat(fromStart.dropped()).isEqualTo(new DroppedTagRange(tag, mark));
+		assertThat(fromStart.dropped()).isEqualTo(dropped.range());
 		assertThat(logsAbout(tag, Level.WARN)).singleElement()
-			.satisfies((e) -> assertThat(e.getFormattedMessage()).contains("dropped").contains(mark.toString()));
+			.satisfies((e) -> assertThat(e.getFormattedMessage()).contains("dropped")
+				.contains(dropped.mark().toString()));
 
 		// From an offset past the dropped range: nothing is missing, nothing is said.
 		EventsPage<AccountEvent> past = result(query.currentEventsByTag(TagFilter.tag(tag),
@@ -122,8 +158,8 @@ class DroppedTagBucketsIT {
 
 		// The streaming form returns an offset only: it says so in the log (a read journal of its own, so it logs).
 		List<Long> streamed = new ArrayList<>();
-		result(query(journal).forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START, AccountEvent.class,
-				(e) -> streamed.add(e.event().sequenceNr())));
+		result(query(dropped.journal()).forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START,
+				AccountEvent.class, (e) -> streamed.add(e.event().sequenceNr())));
 		assertThat(streamed).containsExactly(5L, 6L);
 		assertThat(logsAbout(tag, Level.WARN)).hasSize(2);
 	}
@@ -135,36 +171,66 @@ class DroppedTagBucketsIT {
 	 */
 	@Test
 	void aLiveFeedWalkingAcrossADroppedRangeSaysSo() {
-		SettableClock clock = new SettableClock(Instant.parse("2026-04-03T08:00:10Z"));
-		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(), bucketed(clock),
-				new JacksonEventSerializer());
-		String tag = "live-" + System.nanoTime();
-		String id = "live-" + UUID.randomUUID();
-		result(journal.append(id, 0, deposits(2, tag)));
-		clock.advance(Duration.ofMinutes(1));
-		result(journal.append(id, 2, deposits(2, tag)));
-		clock.advance(Duration.ofMinutes(1));
-		result(journal.append(id, 4, deposits(2, tag)));
-		clock.advance(Duration.ofMinutes(1));
-		Instant mark = Instant.parse("2026-04-03T08:02:00Z");
-		result(JournalCleanup.create(this.keyspace.session(), journal).dropTagBucketsBefore(mark));
+		DroppedRange dropped = threeMinutesWithTheFirstTwoDropped("live", "2026-04-03");
+		String tag = dropped.tag();
 
-		CassandraReadJournal query = query(journal);
+		CassandraReadJournal query = query(dropped.journal());
 		LiveTagFeed feed = query.liveEventsByTag(TagFilter.tag(tag), TagOffset.START, FeedSettings.DEFAULTS);
 		List<TaggedEvent<String>> delivered = new ArrayList<>();
-		for (int poll = 0; poll < 5 && delivered.size() < 2; poll++) {
-			delivered.addAll(result(feed.poll()));
-		}
+		pollUntil(feed, delivered, 2);
 		assertThat(delivered).extracting((e) -> e.event().sequenceNr()).containsExactly(5L, 6L);
-		assertThat(feed.droppedRanges()).containsExactly(new DroppedTagRange(tag, mark));
+		assertThat(feed.droppedRanges()).containsExactly(dropped.range());
 		assertThat(logsAbout(tag, Level.WARN)).anySatisfy((e) -> assertThat(e.getFormattedMessage())
-			.contains("Live feed").contains(mark.toString()));
+			.contains("Live feed").contains(dropped.mark().toString()));
 		result(feed.poll());
 		assertThat(feed.droppedRanges()).as("once").hasSize(1);
 
 		LiveTagFeed past = query.liveEventsByTag(TagFilter.tag(tag), delivered.get(0).offset(), FeedSettings.DEFAULTS);
 		assertThat(result(past.poll())).extracting((e) -> e.event().sequenceNr()).containsExactly(6L);
 		assertThat(past.droppedRanges()).as("a feed past the range").isEmpty();
+	}
+
+	/**
+	 * Polls until {@code count} events were delivered in all, five polls at most (the events are older than the
+	 * feed's windows: each poll reads on from where the last one stopped, no waiting).
+	 */
+	private static void pollUntil(LiveTagFeed feed, List<TaggedEvent<String>> delivered, int count) {
+		for (int poll = 0; poll < 5 && delivered.size() < count; poll++) {
+			delivered.addAll(result(feed.poll()));
+		}
+	}
+
+	/**
+	 * The drop marks are diagnostic for a live feed too: a failed read of them (one driver timeout) does not fail the
+	 * poll, the events keep flowing, and the marks are read again at the next poll, which reports the range then
+	 * (docs/reliability.md, finding 30, item 4; no test injected that failure before).
+	 */
+	@Test
+	void aFailedReadOfTheDropMarksDoesNotFailTheLiveFeedsPoll() {
+		DroppedRange dropped = threeMinutesWithTheFirstTwoDropped("live-failed-mark", "2026-04-04");
+		FaultInjectingSession faults = new FaultInjectingSession(this.keyspace.session());
+		LiveTagFeed feed = query(dropped.journal(), faults.session()).liveEventsByTag(TagFilter.tag(dropped.tag()),
+				TagOffset.START, FeedSettings.DEFAULTS);
+
+		faults.failOnce("bucket < 0 LIMIT 1");
+		List<TaggedEvent<String>> delivered = new ArrayList<>(result(feed.poll()));
+		assertThat(faults.injected()).as("the mark read of the first poll failed").isEqualTo(1);
+		assertThat(feed.droppedRanges()).as("nothing known yet").isEmpty();
+
+		delivered.addAll(result(feed.poll()));
+		assertThat(feed.droppedRanges()).as("read again at the next poll").containsExactly(dropped.range());
+		assertThat(logsAbout(dropped.tag(), Level.WARN)).singleElement()
+			.satisfies((e) -> assertThat(e.getFormattedMessage()).contains("Live feed")
+				.contains(dropped.mark().toString()));
+		pollUntil(feed, delivered, 2);
+		assertThat(delivered).extracting((e) -> e.event().sequenceNr()).containsExactly(5L, 6L);
+
+		result(dropped.journal().append(dropped.id(), 6, deposits(1, dropped.tag())));
+		dropped.clock().advance(Duration.ofSeconds(1));
+		pollUntil(feed, delivered, 3);
+		assertThat(delivered).as("later events too").extracting((e) -> e.event().sequenceNr())
+			.containsExactly(5L, 6L, 7L);
+		assertThat(faults.injected()).as("one failure in all").isEqualTo(1);
 	}
 
 	/**
@@ -175,15 +241,13 @@ class DroppedTagBucketsIT {
 	@Test
 	void aFailedReadOfTheDropMarkDoesNotFailTheTagQuery() {
 		SettableClock clock = new SettableClock(Instant.parse("2026-04-02T08:00:10Z"));
-		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(), bucketed(clock),
-				new JacksonEventSerializer());
+		CassandraJournal journal = journal(clock);
 		String tag = "failed-mark-" + System.nanoTime();
 		String id = "failed-mark-" + UUID.randomUUID();
 		result(journal.append(id, 0, deposits(3, tag)));
 		clock.advance(Duration.ofMinutes(1));
 		FaultInjectingSession faults = new FaultInjectingSession(this.keyspace.session());
-		CassandraReadJournal query = CassandraReadJournal.create(journal, faults.session(), journal.options(),
-				new JacksonEventSerializer());
+		CassandraReadJournal query = query(journal, faults.session());
 
 		faults.failOnce("bucket < 0 LIMIT 1");
 		EventsPage<AccountEvent> page = result(
@@ -193,7 +257,7 @@ class DroppedTagBucketsIT {
 		assertThat(page.dropped()).isNull();
 
 		faults.failOnce("bucket < 0 LIMIT 1");
-		List<Long> streamed = new java.util.concurrent.CopyOnWriteArrayList<>();
+		List<Long> streamed = new CopyOnWriteArrayList<>();
 		TagOffset end = result(query.forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START, AccountEvent.class,
 				(e) -> streamed.add(e.event().sequenceNr())));
 		assertThat(faults.injected()).as("the mark read failed again").isEqualTo(2);
@@ -208,8 +272,7 @@ class DroppedTagBucketsIT {
 	@Test
 	void everyTagOfTheFilterOverItsMarkIsLogged() {
 		SettableClock clock = new SettableClock(Instant.parse("2026-04-03T08:00:10Z"));
-		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(), bucketed(clock),
-				new JacksonEventSerializer());
+		CassandraJournal journal = journal(clock);
 		String first = "two-a-" + System.nanoTime();
 		String second = "two-b-" + System.nanoTime();
 		String id = "two-" + UUID.randomUUID();
@@ -233,8 +296,7 @@ class DroppedTagBucketsIT {
 	@Test
 	void theTagIndexBackfillDoesNotRefillDroppedBuckets() {
 		SettableClock clock = new SettableClock(Instant.parse("2026-05-01T08:00:10Z"));
-		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(), bucketed(clock),
-				new JacksonEventSerializer());
+		CassandraJournal journal = journal(clock);
 		JournalCleanup cleanup = JournalCleanup.create(this.keyspace.session(), journal);
 		String tag = "backfill-" + System.nanoTime();
 		String id = "backfill-" + UUID.randomUUID();
@@ -255,7 +317,6 @@ class DroppedTagBucketsIT {
 			.noneMatch((bucket) -> bucket.tag().equals(tag));
 	}
 
-
 	/**
 	 * Two runs of one backfill at once (docs/reliability.md, finding 23, R2's review of a91a7db, item 5): the drop
 	 * marks read and the rows skipped were the instance's, and {@code run()} cleared them, so a second run starting
@@ -266,8 +327,7 @@ class DroppedTagBucketsIT {
 	@Test
 	void twoRunsOfTheTagIndexBackfillAtOnceBothComplete() {
 		SettableClock clock = new SettableClock(Instant.parse("2026-06-01T08:00:10Z"));
-		CassandraJournal journal = CassandraJournal.create(this.keyspace.session(), bucketed(clock),
-				new JacksonEventSerializer());
+		CassandraJournal journal = journal(clock);
 		String tag = "two-runs-" + System.nanoTime();
 		String id = "two-runs-" + UUID.randomUUID();
 		result(journal.append(id, 0, deposits(3, tag)));

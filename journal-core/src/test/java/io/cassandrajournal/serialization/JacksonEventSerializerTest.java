@@ -120,20 +120,63 @@ class JacksonEventSerializerTest {
 			.containsExactly(new Empty());
 	}
 
+	/** @return a serializer whose one chain, of kind {@code funds-added}, starts at version 2 and marks what it read */
+	private static JacksonEventSerializer chainFromVersionTwo() {
+		return new JacksonEventSerializer(Upcasters.builder()
+			.add(EventUpcaster.of("funds-added", 2, (event) -> event.put("upcast", true)))
+			.build());
+	}
+
 	/**
 	 * Review R2, item 3 (README "Evolving events"): a payload stamped elsewhere than at the end of its text, of a kind
 	 * whose chain starts above version 1, is read at its stamped version (the chain runs), not bound as version 1.
 	 */
 	@Test
 	void aVersionStampedElsewhereIsFoundWhenTheKindsChainStartsAboveVersionOne() {
-		JacksonEventSerializer serializer = new JacksonEventSerializer(Upcasters.builder()
-			.add(EventUpcaster.of("funds-added", 2, (event) -> event.put("upcast", true)))
-			.build());
+		JacksonEventSerializer serializer = chainFromVersionTwo();
 		assertThat(serializer.deserializeEvent("{\"kind\":\"funds-added\",\"_version\":2,\"amountCents\":500}",
 				Object.class))
 			.as("stamped before another property").hasToString("[{kind=funds-added, amountCents=500, upcast=true}]");
 		assertThat(serializer.deserializeEvent("{\"kind\":\"funds-added\",\"amountCents\":500}", Object.class))
 			.as("version 1: no step reads it").hasToString("[{kind=funds-added, amountCents=500}]");
+	}
+
+	/**
+	 * A version property whose name is written with JSON escapes (backslash-u005f for its underscore, say: it is
+	 * {@code _version} to every JSON reader) is the version: the text's quick looks for {@code "_version"} used to
+	 * miss it, so such a payload was read as version 1 (docs/reliability.md, finding 31). An escape elsewhere changes
+	 * nothing.
+	 */
+	@Test
+	void aVersionPropertyWhoseNameIsWrittenWithEscapesIsTheVersion() {
+		String escaped = "{\"amount\":5,\"\\u005fversion\":2}";
+		assertThat(this.serializer.deserializeEvent(escaped, Versioned.class)).as("an event")
+			.containsExactly(new Versioned(5));
+		assertThat(this.serializer.deserialize(escaped, Versioned.class)).as("a snapshot").isEqualTo(new Versioned(5));
+		JacksonEventSerializer serializer = chainFromVersionTwo();
+		assertThat(serializer.deserializeEvent("{\"kind\":\"funds-added\",\"amountCents\":500,\"_\\u0076ersion\":2}",
+				Object.class))
+			.as("a chain from version 2").hasToString("[{kind=funds-added, amountCents=500, upcast=true}]");
+		assertThat(serializer.deserializeEvent("{\"kind\":\"funds-added\",\"note\":\"\\u005fversion \\u00e9\"}",
+				Object.class))
+			.as("escapes in a value: version 1").hasToString("[{kind=funds-added, note=_version \u00e9}]");
+		assertThat(serializer.deserializeEvent("{\"\\u006bind\":\"funds-added\",\"_version\":2}", Object.class))
+			.as("an escaped type property").hasToString("[{kind=funds-added, upcast=true}]");
+	}
+
+	/**
+	 * What sends a payload without a stamp at its end to the tree: {@code "_version"} in its text, or an escape of one
+	 * of that name's characters; other escapes (non-ASCII, control characters) leave it on the text's fast path.
+	 */
+	@Test
+	void onlyAnEscapeOfACharacterOfTheVersionNameCounts() {
+		assertThat(JacksonEventSerializer.mayHoldVersionElsewhere("{\"amount\":5}")).isFalse();
+		assertThat(JacksonEventSerializer.mayHoldVersionElsewhere("{\"a\":\"caf\\u00e9 \\u0001 \\u4e2d \\u00E9\"}"))
+			.as("other escapes").isFalse();
+		assertThat(JacksonEventSerializer.mayHoldVersionElsewhere("{\"a\":\"\\u00\"}")).as("a cut escape").isFalse();
+		assertThat(JacksonEventSerializer.mayHoldVersionElsewhere("{\"a\":1,\"_version\":2}")).as("plain").isTrue();
+		assertThat(JacksonEventSerializer.mayHoldVersionElsewhere("{\"\\u005fversion\":2}")).isTrue();
+		assertThat(JacksonEventSerializer.mayHoldVersionElsewhere("{\"_versio\\u006E\":2}")).isTrue();
 	}
 
 	@Test

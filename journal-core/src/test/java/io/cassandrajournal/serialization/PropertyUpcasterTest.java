@@ -157,6 +157,31 @@ class PropertyUpcasterTest {
 			.as("a nested version property is no stamp: version 1").hasToString("[{kind=x, b={_version=7}, upcast=true}]");
 	}
 
+	/**
+	 * A version property whose name is written with JSON escapes (backslash-u005f for its underscore, say: it is
+	 * {@code _version} to every JSON reader) is a stamp: the declared steps run from its version, not from version 1,
+	 * and a strict mapper does not see it. The text's quick looks for {@code "_version"} used to miss it
+	 * (docs/reliability.md, finding 31). An escaped type property was found already (the kind is then read with a
+	 * parser).
+	 */
+	@Test
+	void aStampWhoseNameIsWrittenWithEscapesIsFoundAndTheDeclaredStepsRunFromIt() {
+		JacksonEventSerializer serializer = serializer(EventUpcaster.renaming("x", 1, "a", "b"),
+				EventUpcaster.properties("x", 2).adding("upcast", true));
+		assertThat(read(serializer, "{\"kind\":\"x\",\"a\":1,\"\\u005Fversion\":2}")).as("at the end")
+			.hasToString("[{kind=x, a=1, upcast=true}]");
+		assertThat(read(serializer, "{\"kind\":\"x\",\"\\u005f\\u0076ersion\":2,\"a\":1}"))
+			.as("before another property")
+			.hasToString("[{kind=x, a=1, upcast=true}]");
+		assertThat(read(serializer, "{\"\\u006bind\":\"x\",\"a\":1}")).as("an escaped type property, version 1")
+			.hasToString("[{kind=x, b=1, upcast=true}]");
+		JacksonEventSerializer strict = new JacksonEventSerializer(
+				JsonMapper.builder().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build(),
+				Upcasters.builder().add(EventUpcaster.adding("added", 2, "currency", "EUR")).build());
+		assertThat(strict.deserializeEvent("{\"kind\":\"added\",\"cents\":5,\"\\u005fversion\":2}", Event.class))
+			.as("a chain from version 2, a strict mapper").containsExactly(new Added(5, "EUR"));
+	}
+
 	@Test
 	void theTokenStreamGivesWhatTheTreeGivesForTheSameSteps() {
 		EventUpcaster[] steps = { EventUpcaster.renamingKind("deposited", 1, "added").renaming("euros", "cents")
