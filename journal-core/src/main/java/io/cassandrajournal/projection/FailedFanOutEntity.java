@@ -1,6 +1,5 @@
 package io.cassandrajournal.projection;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -13,8 +12,8 @@ import io.cassandrajournal.query.TagOffset;
 /**
  * An entity of a fan-out without sharing whose projection could not be created (the user's handler factory
  * threw): registered under the entity's projection name so that it shows FAILED with the error, it has no runner,
- * no cursor moves and no event is handled. Its status shows the stored cursor it will resume from (when it could be
- * read) and its dead letters are the ones stored under its name. Its {@link #start()} (also by {@code startAll})
+ * no cursor moves and no event is handled. Its status shows the stored cursor it will resume from (once read: the
+ * read holds no thread, {@link FailedEntityCursor}) and its dead letters are the ones stored under its name. Its {@link #start()} (also by {@code startAll})
  * tries to create the projection again, which then replaces it in the engine; from then on this handle (which a
  * caller may still hold) passes every call to its replacement. Where this fits: {@link ProjectionEngine#fanOut}
  * registers one instead of stopping its discovery at the failing entity.
@@ -25,8 +24,8 @@ final class FailedFanOutEntity implements ProjectionControl {
 
 	private final String error;
 
-	/** Where it resumes from once created (its stored cursor), or {@code null} when that could not be read. */
-	private final @Nullable TagOffset stored;
+	/** Where it resumes from once created (its stored cursor), as far as read. */
+	private final FailedEntityCursor stored;
 
 	private final @Nullable DeadLetterQueue deadLetters;
 
@@ -39,11 +38,11 @@ final class FailedFanOutEntity implements ProjectionControl {
 	/**
 	 * @param id the entity's projection identity
 	 * @param error why its projection could not be created
-	 * @param stored its stored cursor ({@link TagOffset#START} when none), or {@code null} when it could not be read
+	 * @param stored its stored cursor, being read
 	 * @param deadLetters the engine's dead-letter queue, if any
 	 * @param retry creates the entity's projection again, calls {@link #replacedBy} with what now stands for it
 	 */
-	FailedFanOutEntity(ProjectionId id, String error, @Nullable TagOffset stored,
+	FailedFanOutEntity(ProjectionId id, String error, FailedEntityCursor stored,
 			@Nullable DeadLetterQueue deadLetters, Function<FailedFanOutEntity, CompletionStage<Void>> retry) {
 		this.id = id;
 		this.error = error;
@@ -63,19 +62,13 @@ final class FailedFanOutEntity implements ProjectionControl {
 	}
 
 	/**
-	 * FAILED with the error, resuming from the stored cursor; when that could not be read the offset is
-	 * {@link TagOffset#START} and the error says that the cursor is unknown (it is not the beginning).
+	 * FAILED with the error, resuming from the stored cursor; while that is being read, or when it could not be read,
+	 * the offset is {@link TagOffset#START} and the error says that the cursor is unknown (it is not the beginning).
 	 */
 	@Override
 	public ProjectionStatus status() {
 		ProjectionControl now = this.replacement;
-		if (now != null) {
-			return now.status();
-		}
-		TagOffset offset = this.stored;
-		return new ProjectionStatus(this.id, ProjectionState.FAILED, (offset != null) ? offset : TagOffset.START, 0, 0,
-				null, Duration.ZERO, 0, (offset != null) ? this.error
-						: this.error + " (its stored cursor could not be read: it resumes from it, not from the start)");
+		return (now != null) ? now.status() : this.stored.status();
 	}
 
 	/**

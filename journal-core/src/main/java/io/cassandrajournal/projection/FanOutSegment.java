@@ -1,9 +1,9 @@
 package io.cassandrajournal.projection;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,10 +38,13 @@ final class FanOutSegment implements SegmentRunner {
 	 */
 	private final Function<String, @Nullable ProjectionRunner<?>> runnerFor;
 
+	/** Reads an entity's stored cursor for its status, without touching what the offset store tracks for saves. */
+	private final Function<ProjectionId, CompletionStage<Optional<TagOffset>>> storedCursors;
+
 	private final Map<String, ProjectionRunner<?>> runners = new ConcurrentHashMap<>();
 
 	/** Entities whose runner could not be made or started under this term (the user's handler factory threw). */
-	private final Map<String, ProjectionStatus> failed = new ConcurrentHashMap<>();
+	private final Map<String, FailedEntityCursor> failed = new ConcurrentHashMap<>();
 
 	/** Guarded by this: whether entities may still be added (false once stopped). */
 	private boolean active = true;
@@ -52,10 +55,13 @@ final class FanOutSegment implements SegmentRunner {
 	/**
 	 * @param id the segment's identity (it has no cursor of its own)
 	 * @param runnerFor makes the runner of one entity under the segment's term
+	 * @param storedCursors reads an entity's stored cursor (for the status of an entity that failed)
 	 */
-	FanOutSegment(ProjectionId id, Function<String, @Nullable ProjectionRunner<?>> runnerFor) {
+	FanOutSegment(ProjectionId id, Function<String, @Nullable ProjectionRunner<?>> runnerFor,
+			Function<ProjectionId, CompletionStage<Optional<TagOffset>>> storedCursors) {
 		this.id = id;
 		this.runnerFor = runnerFor;
+		this.storedCursors = storedCursors;
 	}
 
 	/**
@@ -80,9 +86,10 @@ final class FanOutSegment implements SegmentRunner {
 			// take runs on it) while the renewals kept the segment held, or end the fan-out's discovery task.
 			logger.error("Fan-out segment {}: could not create the runner of entity {}; it does not run until the "
 					+ "segment is taken again", this.id, persistenceId, ex);
-			this.failed.put(persistenceId, new ProjectionStatus(ProjectionId.byPersistenceId(this.id.name() + "-"
-					+ persistenceId, persistenceId), ProjectionState.FAILED, TagOffset.START, 0, 0, null,
-					Duration.ZERO, 0, "could not create its runner: " + ex));
+			// Its status shows its stored cursor, where it resumes, once read (it showed START; finding 32).
+			ProjectionId entity = ProjectionId.byPersistenceId(this.id.name() + "-" + persistenceId, persistenceId);
+			this.failed.put(persistenceId, FailedEntityCursor.read(entity, "could not create its runner: " + ex,
+					() -> this.storedCursors.apply(entity)));
 			return;
 		}
 		if (runner == null) {
@@ -108,7 +115,8 @@ final class FanOutSegment implements SegmentRunner {
 	/** Over its entities' runners: see {@link SegmentedProjection#combined}. */
 	@Override
 	public synchronized ProjectionStatus status() {
-		List<ProjectionStatus> each = new ArrayList<>(this.failed.values());
+		List<ProjectionStatus> each = new ArrayList<>();
+		this.failed.values().forEach((entity) -> each.add(entity.status()));
 		this.runners.values().forEach((runner) -> each.add(runner.status()));
 		return SegmentedProjection.combined(this.id, this.active, each);
 	}

@@ -11,12 +11,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -391,9 +389,11 @@ public final class ProjectionEngine implements AutoCloseable {
 			logger.error("Fan-out {}: could not create the projection of entity {}; it shows FAILED and does not run "
 					+ "until started again", namePrefix, id, failure);
 		}
-		FailedFanOutEntity failed = new FailedFanOutEntity(entityId, "could not create its projection: " + failure,
-				storedCursor(entityId), this.deadLetters, (self) -> runEntity(namePrefix, id, payloadType, handlerFor,
-						each, stops(), self));
+		String error = "could not create its projection: " + failure;
+		// Read without blocking (finding 32): the discovery task's thread is one of the engine's pool.
+		FailedFanOutEntity failed = new FailedFanOutEntity(entityId, error,
+				FailedEntityCursor.read(entityId, error, () -> this.offsets.load(entityId)), this.deadLetters,
+				(self) -> runEntity(namePrefix, id, payloadType, handlerFor, each, stops(), self));
 		synchronized (this.lifecycle) {
 			if (retried != null) {
 				this.runners.remove(entityId, retried);
@@ -410,25 +410,6 @@ public final class ProjectionEngine implements AutoCloseable {
 	private long stops() {
 		synchronized (this.lifecycle) {
 			return this.stops;
-		}
-	}
-
-	/**
-	 * @param id a projection that could not be created
-	 * @return where it resumes from once created ({@link TagOffset#START} when no cursor is stored), or {@code null}
-	 * when its cursor could not be read within 5 s
-	 */
-	private @Nullable TagOffset storedCursor(ProjectionId id) {
-		try {
-			return this.offsets.load(id).toCompletableFuture().get(5, TimeUnit.SECONDS).orElse(TagOffset.START);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return null;
-		}
-		catch (ExecutionException | TimeoutException | RuntimeException ex) {
-			logger.warn("Projection {}: reading its stored cursor failed", id, ex);
-			return null;
 		}
 	}
 

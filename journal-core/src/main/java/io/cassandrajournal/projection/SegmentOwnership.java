@@ -41,7 +41,9 @@ import io.cassandrajournal.query.TagOffset;
  * hashing ({@link Rendezvous}). A segment this instance should own is taken at once when free or released, and
  * after the lease timeout when its owner fell silent ({@link LeaseWatch}); its cursor is fenced under the new
  * epoch before its runner starts (a shared fan-out's segment has none: each of its entities' runners fences its
- * own cursor as it starts). A segment it holds but should not (a member joined) is handed over: its runner
+ * own cursor as it starts). A take whose fence fails or outlasts the term, or whose runner cannot start, releases
+ * the segment, which is taken again after a wait that doubles from the renewal interval up to the lease timeout
+ * while its takes keep failing ({@link FailedTakes}). A segment it holds but should not (a member joined) is handed over: its runner
  * stops after the batch in hand and stores the cursor, then the lease is released, so the winner takes it at
  * once. A graceful stop hands over every segment (renewing each until it is released, so the batch in hand
  * finishes under a valid term) and deletes the membership row.
@@ -98,6 +100,9 @@ final class SegmentOwnership {
 
 	private final Map<SegmentedProjection.Segment, CompletableFuture<Void>> handingOver = new HashMap<>();
 
+	/** The segments whose latest takes could not start them, until one does (on the lease thread only). */
+	private final Map<SegmentedProjection.Segment, FailedTakes> failedTakes = new HashMap<>();
+
 	/** The terms whose renewal is in flight (touched by the renewal thread and the driver's threads). */
 	private final Set<LeaseTerm> renewing = ConcurrentHashMap.newKeySet();
 
@@ -128,6 +133,7 @@ final class SegmentOwnership {
 				return;
 			}
 			this.active = true;
+			this.failedTakes.clear();
 			long interval = this.context.settings().renewInterval().toMillis();
 			this.loop = this.context.thread().scheduleWithFixedDelay(this::tick, 0, interval, TimeUnit.MILLISECONDS);
 			this.renewalLoop = this.context.renewals().scheduleWithFixedDelay(this::renewAll, interval, interval,
@@ -339,6 +345,10 @@ final class SegmentOwnership {
 	}
 
 	private void tryTake(SegmentedProjection.Segment segment, Optional<Lease> row) {
+		FailedTakes failed = this.failedTakes.get(segment);
+		if (failed != null && !failed.mayTryAgain(this.context.nanoClock().getAsLong())) {
+			return;
+		}
 		String key = segment.range.key();
 		LeaseWatch watch = this.watches.computeIfAbsent(segment, (s) -> new LeaseWatch(this.timeout));
 		if (!watch.mayTake(row, this.context.nanoClock().getAsLong())) {
@@ -352,17 +362,13 @@ final class SegmentOwnership {
 		this.watches.remove(segment);
 		LeaseTerm term = new LeaseTerm(taken.get(), started, this.validFor, this.context.nanoClock());
 		try {
-			DurableStateOffsetStore offsets = this.context.offsets();
-			BiFunction<SegmentedProjection.Segment, DurableStateOffsetStore, CompletionStage<TagOffset>> from = this.initial;
-			if (from != null) {
-				join(offsets.fence(segment.id, () -> from.apply(segment, offsets), term.epoch()));
-			}
+			fence(segment, term);
 		}
-		catch (RuntimeException ex) {
+		catch (Exception | Error ex) {
+			// An Error too: thrown past here it left the lease held with no term, neither renewed nor run, until its
+			// silence reached the lease timeout and this instance took its own row over (finding 32).
 			term.lose();
-			this.context.leases().release(taken.get());
-			logger.warn("Projection {}: took segment {} (epoch {}) but could not fence its cursor; released it",
-					this.projection, key, term.epoch(), ex);
+			takeFailed(segment, term, "could not fence its cursor", ex);
 			return;
 		}
 		segment.term = term;
@@ -377,15 +383,69 @@ final class SegmentOwnership {
 			if (runner != null) {
 				runner.stop();
 			}
-			this.context.leases().release(taken.get());
-			logger.warn("Projection {}: took segment {} (epoch {}) but could not start its runner; released it",
-					this.projection, key, term.epoch(), ex);
-			if (Errors.fatal(ex)) {
-				throw ex;
-			}
+			takeFailed(segment, term, "could not start its runner", ex);
 			return;
 		}
-		logger.info("Projection {}: runs segment {} (epoch {})", this.projection, key, term.epoch());
+		FailedTakes streak = this.failedTakes.remove(segment);
+		if (streak == null) {
+			logger.info("Projection {}: runs segment {} (epoch {})", this.projection, key, term.epoch());
+		}
+		else {
+			logger.info("Projection {}: runs segment {} (epoch {}) after {} failed takes", this.projection, key,
+					term.epoch(), streak.count());
+		}
+	}
+
+	/**
+	 * Fences a segment's cursor under the term just taken, when the segment has a cursor of its own. The wait is
+	 * bounded by the term's validity: a fence that answers later would start the runner under a lapsed term
+	 * (finding 32), and it would block the lease thread meanwhile.
+	 */
+	private void fence(SegmentedProjection.Segment segment, LeaseTerm term) {
+		BiFunction<SegmentedProjection.Segment, DurableStateOffsetStore, CompletionStage<TagOffset>> from = this.initial;
+		if (from == null) {
+			return;
+		}
+		DurableStateOffsetStore offsets = this.context.offsets();
+		join(offsets.fence(segment.id, () -> from.apply(segment, offsets), term.epoch())
+			.toCompletableFuture()
+			.orTimeout(this.validFor.toMillis(), TimeUnit.MILLISECONDS));
+		if (!term.valid()) {
+			throw new IllegalStateException("fencing took longer than the term (" + this.validFor.toMillis() + " ms)");
+		}
+	}
+
+	/**
+	 * A take that could not start its segment: releases the lease and waits before the segment is taken again, the
+	 * wait doubling from the renewal interval up to the lease timeout while the takes keep failing, so that a
+	 * runner that cannot start does not churn a take and a release (two Paxos rounds) at every round (finding 32).
+	 * The first failure of a streak is a WARN, the later ones DEBUG; the take that ends it says so (INFO).
+	 * A fatal Error is thrown on once the lease was released.
+	 */
+	private void takeFailed(SegmentedProjection.Segment segment, LeaseTerm term, String what, Throwable ex) {
+		try {
+			this.context.leases().release(term.lease());
+		}
+		catch (Exception | Error releaseFailed) {
+			// Sent by the session on this thread, and it threw: the row lapses after the lease timeout.
+			ex.addSuppressed(releaseFailed);
+		}
+		FailedTakes failed = this.failedTakes.computeIfAbsent(segment,
+				(s) -> new FailedTakes(this.context.settings().renewInterval(), this.timeout));
+		Duration wait = failed.failed(this.context.nanoClock().getAsLong());
+		if (failed.count() == 1) {
+			logger.warn("Projection {}: took segment {} (epoch {}) but {}; released it. Taking it again in {} ms, "
+					+ "then after waits doubling up to the lease timeout while it keeps failing (logged at DEBUG)",
+					this.projection, segment.range.key(), term.epoch(), what, wait.toMillis(), ex);
+		}
+		else {
+			logger.debug("Projection {}: took segment {} (epoch {}) but {} ({} failed takes); released it, taking it "
+					+ "again in {} ms", this.projection, segment.range.key(), term.epoch(), what, failed.count(),
+					wait.toMillis(), ex);
+		}
+		if (ex instanceof Error error && Errors.fatal(error)) {
+			throw error;
+		}
 	}
 
 	/**

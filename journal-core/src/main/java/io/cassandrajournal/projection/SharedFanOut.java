@@ -47,6 +47,9 @@ final class SharedFanOut extends AbstractSegmentedControl {
 
 	private final ToIntFunction<String> slices;
 
+	/** The engine's cursors: a failed entity's status reads its stored cursor there. */
+	private final DurableStateOffsetStore offsets;
+
 	/** Every persistenceId discovered so far (a segment taken later starts all of its own). */
 	private final Set<String> known = ConcurrentHashMap.newKeySet();
 
@@ -64,12 +67,15 @@ final class SharedFanOut extends AbstractSegmentedControl {
 				false, null);
 		this.entities = entities;
 		this.slices = slices;
+		this.offsets = sharing.offsets();
 	}
 
 	/** Starts the runners of a segment's known entities under the lease term just taken. */
 	@Override
 	SegmentRunner take(SegmentedProjection.Segment segment, BooleanSupplier mayGoOn, OffsetStore cursor) {
-		FanOutSegment runner = new FanOutSegment(segment.id, (entity) -> this.entities.create(entity, mayGoOn, cursor));
+		// A failed entity's cursor is peeked, not loaded: a load would touch what the store tracks for the saves.
+		FanOutSegment runner = new FanOutSegment(segment.id, (entity) -> this.entities.create(entity, mayGoOn, cursor),
+				this.offsets::peek);
 		// Published before the known entities are read: an entity discovered meanwhile is added by discovered() or
 		// found here (add is idempotent).
 		publish(segment, runner, () -> {

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -273,6 +274,56 @@ class FanOutDiscoveryTest {
 		ProjectionControl failed = fanOutFailingForE2(() -> new IllegalStateException("no handler for e2 today"));
 
 		assertThat(failed.status().offset()).isEqualTo(stored);
+	}
+
+	/**
+	 * The cursor read of a failed entity holds no thread of the engine's pool (finding 32, item 7): it was a blocking
+	 * read of up to 5 s on the discovery task's thread, one per failed entity, so with one thread nothing else ran
+	 * meanwhile. Here the reads of three failing entities never answer, on an engine of one thread: the good
+	 * entity of the same batch runs at once, and the failed ones say that their cursor is being read.
+	 */
+	@Test
+	void aFailedEntitysCursorReadHoldsNoThreadOfThePool() {
+		CompletableFuture<Optional<TagOffset>> never = new CompletableFuture<>();
+		OffsetStore slow = new OffsetStore() {
+
+			@Override
+			public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
+				return id.name().startsWith("slow-f") ? never : FanOutDiscoveryTest.this.offsets.load(id);
+			}
+
+			@Override
+			public CompletionStage<Void> save(ProjectionId id, TagOffset offset) {
+				return FanOutDiscoveryTest.this.offsets.save(id, offset);
+			}
+
+			@Override
+			public CompletionStage<Void> delete(ProjectionId id) {
+				return FanOutDiscoveryTest.this.offsets.delete(id);
+			}
+
+		};
+		for (String id : List.of("f1", "f2", "f3", "g1")) {
+			append(id, 0, id + "-1");
+		}
+		try (ProjectionEngine one = ProjectionEngine.builder(this.journal).readJournal(this.journal.readJournal())
+			.offsetStore(slow)
+			.threads(1)
+			.build()) {
+			one.fanOut("slow", String.class, (id) -> {
+				if (id.startsWith("f")) {
+					throw new IllegalStateException("no handler for " + id);
+				}
+				return EventHandler.blocking((event) -> this.seen.computeIfAbsent(event.persistenceId(),
+						(k) -> new CopyOnWriteArrayList<>()).add(event.payload()));
+			}, ProjectionSettings.defaults().withPollInterval(Duration.ofMillis(20)), DISCOVERY);
+			// Bound: at once; a blocking read held the only thread 5 s per failed entity (15 s).
+			await("the good entity handled while the failed ones' cursors are read").atMost(Duration.ofSeconds(3))
+				.until(() -> this.seen.getOrDefault("g1", List.of()).size() == 1);
+			ProjectionStatus failed = one.projection("slow-f1").orElseThrow().status();
+			assertThat(failed.state()).isEqualTo(ProjectionState.FAILED);
+			assertThat(failed.lastError()).contains("no handler for f1").contains("being read");
+		}
 	}
 
 	/**

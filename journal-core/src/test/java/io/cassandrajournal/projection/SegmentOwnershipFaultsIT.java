@@ -1,21 +1,28 @@
 package io.cassandrajournal.projection;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
+import ch.qos.logback.classic.Level;
+import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.Statement;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,6 +38,7 @@ import io.cassandrajournal.serialization.JacksonEventSerializer;
 import io.cassandrajournal.state.CassandraDurableStateStore;
 import io.cassandrajournal.testing.AccountEvent;
 import io.cassandrajournal.testing.FaultInjectingSession;
+import io.cassandrajournal.testing.JournalLogs;
 import io.cassandrajournal.testsupport.CassandraTest;
 import io.cassandrajournal.testsupport.TestKeyspace;
 
@@ -239,39 +247,164 @@ class SegmentOwnershipFaultsIT {
 	@Test
 	void aTakeWhoseRunnerCannotStartReleasesTheSegmentSoItIsTakenAgain() {
 		String name = "take-" + System.nanoTime();
-		ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor();
-		ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor();
-		try {
-			SegmentOwnership.Context context = new SegmentOwnership.Context(
-					ProjectionSharing.create(this.keyspace.session(), this.options).withInstanceId("a")
-						.withLeaseTiming(LEASE_TIMEOUT, RENEW_INTERVAL),
-					LeaseTable.create(this.keyspace.session(), this.options), this.members,
-					new DurableStateOffsetStore(CassandraDurableStateStore.create(this.keyspace.session(), this.options,
-							new JacksonEventSerializer())),
-					thread, renewals, System::nanoTime, new AtomicBoolean());
-			List<SegmentedProjection.Segment> segments = AbstractSegmentedControl.split(1,
-					new ProjectionId(name, name)::segment);
-			SegmentedProjection.Segment segment = segments.get(0);
-			AtomicInteger takes = new AtomicInteger();
-			SegmentOwnership ownership = new SegmentOwnership(name, segments, context, (taken, mayGoOn, cursor) -> {
-				if (takes.incrementAndGet() == 1) {
-					throw new ExceptionInInitializerError("the first take's runner cannot be made");
-				}
-				SegmentRunner runner = new IdleSegmentRunner(taken.id);
-				taken.runner = runner;
-				return runner;
-			}, null, (rows, now) -> {
-			});
-			result(ownership.start());
+		AtomicInteger takes = new AtomicInteger();
+		try (Standalone alone = new Standalone(name, this.keyspace.session(), (taken, mayGoOn, cursor) -> {
+			if (takes.incrementAndGet() == 1) {
+				throw new ExceptionInInitializerError("the first take's runner cannot be made");
+			}
+			return idle(taken);
+		}, null)) {
 			// Bound: released at once, taken again on a later round (every 500 ms), well within two lease timeouts.
 			await("the segment taken again and running").atMost(LEASE_TIMEOUT.multipliedBy(2))
-				.until(() -> takes.get() >= 2 && segment.term != null && segment.runner != null);
-			result(ownership.stop());
+				.until(() -> takes.get() >= 2 && alone.segment.term != null && alone.segment.runner != null);
 		}
-		finally {
-			thread.shutdownNow();
-			renewals.shutdownNow();
+	}
+
+	/**
+	 * A runner that cannot start at all (finding 32, item 4): before, its segment was taken and released at every
+	 * round (every renewal interval: an acquire and a release, each a Paxos round, and a WARN with a stack trace
+	 * each time, without end). Now a failed start waits before the segment is taken again, the wait doubling from
+	 * the renewal interval up to the lease timeout, and only the first failure of a streak is logged as a WARN; a
+	 * start that succeeds ends the streak (logged once, INFO). The take times are read in the starter.
+	 */
+	@Test
+	void aRunnerThatCannotStartIsTakenAgainAfterADoublingBackOffWithOneWarning() {
+		String name = "churn-" + System.nanoTime();
+		List<Long> takes = new CopyOnWriteArrayList<>();
+		AtomicBoolean broken = new AtomicBoolean(true);
+		try (JournalLogs logs = JournalLogs.capture();
+				Standalone alone = new Standalone(name, this.keyspace.session(), (taken, mayGoOn, cursor) -> {
+					takes.add(System.nanoTime());
+					if (broken.get()) {
+						throw new IllegalStateException("the runner of " + name + " cannot be made");
+					}
+					return idle(taken);
+				}, null)) {
+			// Bound: with the back-off the sixth take comes about 9.5 s after the first (waits of 0.5, 1, 2, 3 and 3 s);
+			// without it, about 2.5 s after.
+			await("six takes").atMost(Duration.ofSeconds(30)).until(() -> takes.size() >= 6);
+			List<Duration> gaps = new ArrayList<>();
+			for (int i = 1; i < 6; i++) {
+				gaps.add(Duration.ofNanos(takes.get(i) - takes.get(i - 1)));
+			}
+			assertThat(gaps.get(0)).as("first retry, at the next round").isGreaterThanOrEqualTo(RENEW_INTERVAL);
+			assertThat(gaps.get(1)).as("second wait, doubled").isGreaterThanOrEqualTo(RENEW_INTERVAL.multipliedBy(2));
+			assertThat(gaps.get(2)).as("third wait, doubled").isGreaterThanOrEqualTo(RENEW_INTERVAL.multipliedBy(4));
+			// Capped at the lease timeout: the next round after it (rounds are a renewal interval apart), with a slack
+			// for a slow round on a loaded machine.
+			assertThat(gaps.get(3)).as("capped").isBetween(LEASE_TIMEOUT, LEASE_TIMEOUT.plusSeconds(2));
+			assertThat(gaps.get(4)).as("capped").isBetween(LEASE_TIMEOUT, LEASE_TIMEOUT.plusSeconds(2));
+			assertThat(logs.about("could not start its runner", Level.WARN)).as("one WARN for the streak").hasSize(1);
+
+			broken.set(false);
+			// Bound: the next take comes at most a lease timeout (the capped wait) and a round later.
+			await("the segment runs once its runner can start").atMost(LEASE_TIMEOUT.multipliedBy(2))
+				.until(() -> alone.segment.term != null && alone.segment.runner != null);
+			assertThat(logs.about("failed takes", Level.INFO)).as("the end of the streak").hasSize(1);
 		}
+	}
+
+	/**
+	 * A take whose cursor fence throws an Error as it is sent (finding 32, item 5): the take caught only runtime
+	 * exceptions, so the Error left the lease row held by this instance with no term here, neither renewed nor run,
+	 * until the row's silence reached the lease timeout and this instance took its own row over. Now the lease is
+	 * released at once and taken again at the next round.
+	 */
+	@Test
+	void aTakeWhoseFenceThrowsAnErrorReleasesTheSegmentAtOnce() {
+		String name = "fence-error-" + System.nanoTime();
+		AtomicInteger takes = new AtomicInteger();
+		this.faults.throwOnSend(cursorReads(), 1, () -> new AssertionError("injected on the fence's read"));
+		try (JournalLogs logs = JournalLogs.capture();
+				Standalone alone = new Standalone(name, this.faults.session(), (taken, mayGoOn, cursor) -> {
+					takes.incrementAndGet();
+					return idle(taken);
+				}, (segment, offsets) -> CompletableFuture.completedFuture(TagOffset.START))) {
+			await("the error was thrown").atMost(LEASE_TIMEOUT).until(() -> this.faults.injected() > 0);
+			// Bound: released at once, taken again at the next round (500 ms later) and fenced; an unreleased row is
+			// taken over only after a lease timeout of silence (3 s) counted from the next round.
+			await("taken again and running").atMost(LEASE_TIMEOUT)
+				.until(() -> takes.get() == 1 && alone.segment.term != null && alone.segment.runner != null);
+			assertThat(logs.about("could not fence its cursor", Level.WARN)).isNotEmpty();
+		}
+	}
+
+	/**
+	 * A take whose cursor fence answers after the term's validity (finding 32, item 5): the take waited for it
+	 * without a bound, then started the runner under a term that had lapsed meanwhile (it read nothing, and the
+	 * next renewal dropped it). Now the wait is bounded by the term's validity: the lease is released and the
+	 * segment taken again under a new term; no runner is ever started under a lapsed term.
+	 */
+	@Test
+	void aTakeWhoseFenceOutlastsTheTermStartsNoRunnerUnderALapsedTerm() {
+		String name = "fence-slow-" + System.nanoTime();
+		List<Boolean> validAtStart = new CopyOnWriteArrayList<>();
+		this.faults.delayAnswerOnce(cursorReads(), 0, LEASE_TIMEOUT.plusSeconds(1));
+		try (Standalone alone = new Standalone(name, this.faults.session(), (taken, mayGoOn, cursor) -> {
+			validAtStart.add(mayGoOn.getAsBoolean());
+			return idle(taken);
+		}, (segment, offsets) -> CompletableFuture.completedFuture(TagOffset.START))) {
+			// Bound: the slow fence (4 s), or its bound (2.5 s) and a new take; then the segment runs.
+			await("a runner started").atMost(LEASE_TIMEOUT.multipliedBy(4))
+				.until(() -> !validAtStart.isEmpty() && alone.segment.runner != null);
+			assertThat(validAtStart).as("each runner started under a valid term").containsOnly(true);
+		}
+	}
+
+	/** @return the reads of a cursor (a durable state row), the first statement of a fence */
+	private static Predicate<Statement<?>> cursorReads() {
+		return cqlContains("SELECT revision, payload, updated_at FROM");
+	}
+
+	private static SegmentRunner idle(SegmentedProjection.Segment taken) {
+		SegmentRunner runner = new IdleSegmentRunner(taken.id);
+		taken.runner = runner;
+		return runner;
+	}
+
+	/**
+	 * A {@link SegmentOwnership} of one segment on its own (the lease machinery without a projection), started at
+	 * once, instance "a", its lease, member and cursor requests sent through {@code session}; closing stops it.
+	 */
+	private final class Standalone implements AutoCloseable {
+
+		private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor();
+
+		private final ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor();
+
+		private final SegmentOwnership ownership;
+
+		final SegmentedProjection.Segment segment;
+
+		Standalone(String name, CqlSession session, SegmentOwnership.Starter starter,
+				@Nullable BiFunction<SegmentedProjection.Segment, DurableStateOffsetStore, CompletionStage<TagOffset>> initial) {
+			CassandraJournalOptions options = SegmentOwnershipFaultsIT.this.options;
+			SegmentOwnership.Context context = new SegmentOwnership.Context(
+					ProjectionSharing.create(session, options).withInstanceId("a").withLeaseTiming(LEASE_TIMEOUT,
+							RENEW_INTERVAL),
+					LeaseTable.create(session, options), MemberTable.create(session, options),
+					new DurableStateOffsetStore(CassandraDurableStateStore.create(session, options,
+							new JacksonEventSerializer())),
+					this.thread, this.renewals, System::nanoTime, new AtomicBoolean());
+			List<SegmentedProjection.Segment> segments = AbstractSegmentedControl.split(1,
+					new ProjectionId(name, name)::segment);
+			this.segment = segments.get(0);
+			this.ownership = new SegmentOwnership(name, segments, context, starter, initial, (rows, now) -> {
+			});
+			result(this.ownership.start());
+		}
+
+		@Override
+		public void close() {
+			try {
+				result(this.ownership.stop());
+			}
+			finally {
+				this.thread.shutdownNow();
+				this.renewals.shutdownNow();
+			}
+		}
+
 	}
 
 	private void stopWhileABatchIsInHand(ProjectionEngine engine, String name, CountDownLatch holding,

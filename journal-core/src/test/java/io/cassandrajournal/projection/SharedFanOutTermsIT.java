@@ -189,6 +189,34 @@ class SharedFanOutTermsIT {
 		}
 	}
 
+	/**
+	 * An entity whose handler cannot be made shows its stored cursor in the fan-out's status (finding 32, item 6): it
+	 * showed START, as if it would run from the beginning, while it resumes from its cursor once its handler can be
+	 * made. Here it is the fan-out's only entity, so the fan-out's status is its status.
+	 */
+	@Test
+	void aFailedEntityShowsItsStoredCursor() {
+		String prefix = "stored" + System.nanoTime();
+		String bad = prefix + "-account-0";
+		append(bad, 3);
+		ProjectionId id = ProjectionId.byPersistenceId(prefix + "-" + bad, bad);
+		TagOffset stored = id.offsetFromSequenceNr(2);
+		result(new DurableStateOffsetStore(this.state).save(id, stored));
+		try (ProjectionEngine engine = engine(this.state)) {
+			fanOut(engine, prefix, 1, (entity) -> {
+				throw new IllegalStateException("no handler for " + entity);
+			});
+			// Bound: live after ~2 renewals, then the take tries the entity and reads its cursor.
+			await("the entity shows FAILED at its stored cursor").atMost(Duration.ofSeconds(20))
+				.pollInterval(Duration.ofMillis(100)).until(() -> {
+					ProjectionStatus status = engine.projection(prefix).orElseThrow().status();
+					return status.state() == ProjectionState.FAILED && status.offset().equals(stored);
+				});
+			assertThat(engine.projection(prefix).orElseThrow().status().lastError()).contains("no handler for " + bad)
+				.doesNotContain("stored cursor");
+		}
+	}
+
 	private ProjectionEngine engine(DurableStateStore cursors) {
 		return this.shared.engine("a", cursors).build();
 	}
