@@ -58,7 +58,12 @@ final class FailedEntityCursor {
 			// A copy: the bound below completes the future it is set on, which may be the store's own.
 			reading = read.get().toCompletableFuture().copy();
 		}
-		catch (RuntimeException ex) {
+		catch (Exception | Error ex) {
+			// An Error too (a StackOverflowError in the store's code): thrown on, it would fail the segment's take or
+			// the discovery batch for one entity's status.
+			if (Errors.fatal(ex)) {
+				throw ex;
+			}
 			reading = CompletableFuture.failedFuture(ex);
 		}
 		reading.orTimeout(READ_BOUND.toMillis(), TimeUnit.MILLISECONDS).whenComplete((stored, failure) -> {

@@ -44,6 +44,11 @@ final class LeaseTerm {
 		return this.lease.epoch();
 	}
 
+	/** @return nanoseconds until the term lapses (0 or less once it has, or once it was lost) */
+	long remainingNanos() {
+		return this.lost ? 0 : this.validUntilNanos - this.nanoClock.getAsLong();
+	}
+
 	/** @return whether the owner may still touch the segment's events and cursor */
 	boolean valid() {
 		return !this.lost && this.nanoClock.getAsLong() - this.validUntilNanos < 0;

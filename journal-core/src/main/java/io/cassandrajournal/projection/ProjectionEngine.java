@@ -390,9 +390,13 @@ public final class ProjectionEngine implements AutoCloseable {
 					+ "until started again", namePrefix, id, failure);
 		}
 		String error = "could not create its projection: " + failure;
-		// Read without blocking (finding 32): the discovery task's thread is one of the engine's pool.
+		// Read without blocking (finding 32): the discovery task's thread is one of the engine's pool. Peeked, not
+		// loaded, from the durable store: a load raises the revision it tracks and forgets the saves whose outcome is
+		// unknown, which a runner of this entity started meanwhile (by startAll) settles its conflicts with.
+		OffsetStore store = this.offsets;
 		FailedFanOutEntity failed = new FailedFanOutEntity(entityId, error,
-				FailedEntityCursor.read(entityId, error, () -> this.offsets.load(entityId)), this.deadLetters,
+				FailedEntityCursor.read(entityId, error, () -> (store instanceof DurableStateOffsetStore durable)
+						? durable.peek(entityId) : store.load(entityId)), this.deadLetters,
 				(self) -> runEntity(namePrefix, id, payloadType, handlerFor, each, stops(), self));
 		synchronized (this.lifecycle) {
 			if (retried != null) {

@@ -189,6 +189,11 @@ final class SegmentOwnership {
 			}
 			for (SegmentedProjection.Segment segment : this.segments) {
 				boolean mine = this.self.equals(Rendezvous.winner(this.projection, segment.range.key(), live));
+				if (!mine) {
+					// A streak ends when the segment goes to another instance: if it comes back, its first failure
+					// is a WARN again and waits from the start.
+					this.failedTakes.remove(segment);
+				}
 				if (segment.term == null && mine) {
 					tryTake(segment, Optional.ofNullable(rows.get(segment.range.key())));
 				}
@@ -409,7 +414,7 @@ final class SegmentOwnership {
 		DurableStateOffsetStore offsets = this.context.offsets();
 		join(offsets.fence(segment.id, () -> from.apply(segment, offsets), term.epoch())
 			.toCompletableFuture()
-			.orTimeout(this.validFor.toMillis(), TimeUnit.MILLISECONDS));
+			.orTimeout(Math.max(0, term.remainingNanos()), TimeUnit.NANOSECONDS));
 		if (!term.valid()) {
 			throw new IllegalStateException("fencing took longer than the term (" + this.validFor.toMillis() + " ms)");
 		}
@@ -424,7 +429,13 @@ final class SegmentOwnership {
 	 */
 	private void takeFailed(SegmentedProjection.Segment segment, LeaseTerm term, String what, Throwable ex) {
 		try {
-			this.context.leases().release(term.lease());
+			this.context.leases().release(term.lease()).whenComplete((released, failure) -> {
+				if (failure != null) {
+					logger.warn("Projection {}: releasing segment {} (epoch {}) after a failed take failed; its row "
+							+ "lapses after the lease timeout", this.projection, segment.range.key(), term.epoch(),
+							Errors.unwrap(failure));
+				}
+			});
 		}
 		catch (Exception | Error releaseFailed) {
 			// Sent by the session on this thread, and it threw: the row lapses after the lease timeout.

@@ -487,8 +487,11 @@ public final class JacksonEventSerializer implements EventSerializer {
 		int current = (value != null) ? VERSIONS.get(value.getClass()) : 1;
 		if (reached < current && reached == 1 && mayHoldVersionElsewhere(json)) {
 			JsonNode tree = parse(json, value.getClass());
-			if (tree instanceof ObjectNode object) {
-				return checked(value, Upcasters.takeVersion(object), kind, json);
+			// Version 1 again (no top-level stamp: the text only looked as if it might hold one) falls through to
+			// the refusal; looking again would loop until the stack overflowed.
+			int found = (tree instanceof ObjectNode object) ? Upcasters.takeVersion(object) : 1;
+			if (found != 1) {
+				return checked(value, found, kind, json);
 			}
 		}
 		if (reached < current) {

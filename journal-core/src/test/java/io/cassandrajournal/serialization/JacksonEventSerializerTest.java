@@ -2,6 +2,7 @@ package io.cassandrajournal.serialization;
 
 import java.io.Serializable;
 import java.math.BigDecimal;
+import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
@@ -162,6 +163,21 @@ class JacksonEventSerializerTest {
 			.as("escapes in a value: version 1").hasToString("[{kind=funds-added, note=_version \u00e9}]");
 		assertThat(serializer.deserializeEvent("{\"\\u006bind\":\"funds-added\",\"_version\":2}", Object.class))
 			.as("an escaped type property").hasToString("[{kind=funds-added, upcast=true}]");
+	}
+
+	/**
+	 * A payload at version 1 for a class at version 2 is refused with the message that says which upcaster is
+	 * missing, also when its text merely looks as if it might hold a stamp elsewhere: a nested {@code _version}, or
+	 * an escaped backslash before a {@code u} in a value. Until 2026-12-04 the check looked again at every pass and
+	 * ended in a StackOverflowError (found by a review of finding 31's item 3).
+	 */
+	@Test
+	void aPayloadThatOnlyLooksStampedElsewhereIsRefusedAsVersionOne() {
+		for (String json : List.of("{\"amount\":5,\"meta\":{\"_version\":1}}", "{\"amount\":5,\"re\":\"\\\\u0065\"}")) {
+			assertThatThrownBy(() -> this.serializer.deserializeEvent(json, Versioned.class)).as(json)
+				.isInstanceOf(JournalSerializationException.class)
+				.hasMessageContaining("is at version 1 but");
+		}
 	}
 
 	/**
