@@ -151,10 +151,7 @@ final class PeerWorkloads {
 		seedPeer(ids, Set.of(tag), events / pids);
 		Duration visible = this.peer.awaitTag(tag, (long) events / pids * pids, Duration.ofMinutes(3));
 		CassandraJournalOptions options = this.reads.options();
-		PreparedStatement select = this.bench.session().prepare(SimpleStatement.newInstance("SELECT timestamp, "
-				+ "persistence_id, sequence_nr, payload, tags FROM " + options.requireKeyspace()
-				+ ".events_by_tag WHERE tag = ?").setPageSize(options.pageSize())
-			.setConsistencyLevel(options.consistency()));
+		PreparedStatement select = ReadWorkloads.rawTagWalk(this.bench, options);
 		long expected = (long) events / pids * pids;
 		DoubleSupplier oursSide = () -> {
 			AtomicLong count = new AtomicLong();
@@ -166,7 +163,7 @@ final class PeerWorkloads {
 		DoubleSupplier rawSide = () -> {
 			AtomicLong count = new AtomicLong();
 			long started = System.nanoTime();
-			Bench.join(forEach(this.bench.session().executeAsync(select.bind(tag)), count));
+			Bench.join(forEach(this.bench.session().executeAsync(ReadWorkloads.bindRawTagWalk(select, tag)), count));
 			return check(count.get(), expected) / seconds(started);
 		};
 		DoubleSupplier peerSide = () -> {
@@ -175,7 +172,7 @@ final class PeerWorkloads {
 		};
 		return rounds("pekko-tag-walk", oursSide, rawSide, peerSide, expected + " events of one tag over " + pids
 				+ " persistenceIds, page size " + options.pageSize() + "; ours forEachCurrentEventByTag over the "
-				+ "reference tag index, raw a paged SELECT of its partition, the peer currentEventsByTag from NoOffset "
+				+ "reference tag index, raw a paged SELECT of its partition with ours' bounds, the peer currentEventsByTag from NoOffset "
 				+ "over its tag_views (first-time-bucket the hour before the run); the peer's tag rows are written "
 				+ "asynchronously after its events: the walks start once its query returned every event ("
 				+ visible.toMillis() + " ms after the last append was acknowledged, at least its 5 s "

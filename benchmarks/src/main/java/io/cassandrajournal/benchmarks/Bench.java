@@ -61,34 +61,58 @@ record Bench(CqlSession session, CassandraJournalOptions options, JacksonEventSe
 	static final double MAX_SPREAD = 0.20;
 
 	/**
-	 * Runs a workload's rounds: {@code sizes.rounds()} of them, then, while a side's spread is over
-	 * {@link #MAX_SPREAD}, one more at a time until no side's median moved by more than 2% in the last round,
-	 * at most three times as many rounds in all (and never fewer than the asked rounds).
+	 * Runs a workload's rounds: with three or more asked (a full run), first one warm-up round whose figures are
+	 * dropped (the first round of a workload was nearly always its slowest: fresh prepared statements, cold
+	 * caches and JIT, a memtable just flushed by the workload before); then {@code sizes.rounds()} of them, then,
+	 * while a side's spread is over {@link #MAX_SPREAD}, one more at a time until no side's median moved by more
+	 * than 2% in the last round, at most three times as many rounds in all (and never fewer than the asked rounds).
+	 * The warm-up is round {@code 0} and the measured rounds count on from {@code 1}, so a workload that
+	 * alternates its sides by the round's number still starts its measured rounds with the other side first.
 	 * @param round runs round {@code n}, adding one figure to each side's list
-	 * @param sides each side's figures, in the order run
+	 * @param sides each side's figures, in the order run (a workload's other per-round lists keep the warm-up's
+	 * figure first: drop it with {@link #measured})
 	 */
 	@SafeVarargs
 	final void rounds(java.util.function.IntConsumer round, List<Double>... sides) {
 		int base = this.sizes.rounds();
-		int n = 0;
-		while (n < base) {
-			round.accept(n++);
-		}
 		if (base < 3) {
+			for (int n = 0; n < base; n++) {
+				round.accept(n);
+			}
 			return;
 		}
+		int[] before = new int[sides.length];
+		for (int i = 0; i < sides.length; i++) {
+			before[i] = sides[i].size();
+		}
+		round.accept(0);
+		for (int i = 0; i < sides.length; i++) {
+			sides[i].subList(before[i], sides[i].size()).clear();
+		}
+		int n = 0;
+		while (n < base) {
+			round.accept(1 + n++);
+		}
 		while (n < 3 * base && spreadOver(sides)) {
-			double[] before = medians(sides);
-			round.accept(n++);
+			double[] previous = medians(sides);
+			round.accept(1 + n++);
 			double[] after = medians(sides);
 			boolean stable = true;
 			for (int i = 0; i < sides.length; i++) {
-				stable &= Math.abs(after[i] - before[i]) <= 0.02 * before[i];
+				stable &= Math.abs(after[i] - previous[i]) <= 0.02 * previous[i];
 			}
 			if (stable) {
 				return;
 			}
 		}
+	}
+
+	/**
+	 * A workload's figures of its measured rounds: the last {@code rounds} of a per-round list that {@link #rounds}
+	 * did not trim (it holds the warm-up's figure first in a full run).
+	 */
+	static List<Double> measured(List<Double> perRound, int rounds) {
+		return perRound.subList(Math.max(0, perRound.size() - rounds), perRound.size());
 	}
 
 	/** Runs both sides of a round, ours first in even rounds and second in odd ones. */

@@ -150,7 +150,7 @@ final class ProjectionWorkloads {
 		}), ours, raws);
 		return Result.of(name, "events/s", ours, raws,
 				events + " events, no-op handler, durable offset (LWT) stored per page of " + pageSize
-						+ " (raw: one save per page; ours: median " + Math.round(Stats.median(saves))
+						+ " (raw: one save per page; ours: median " + Math.round(Stats.median(Bench.measured(saves, ours.size())))
 						+ " offset saves per round, at most one in flight)");
 	}
 
