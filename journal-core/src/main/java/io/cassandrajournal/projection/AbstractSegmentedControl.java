@@ -191,7 +191,8 @@ abstract class AbstractSegmentedControl implements SegmentedControl {
 	 * Resets the segments this instance runs (with sharing, the others keep their cursors). With sharing, a
 	 * segment whose reset fails (its runner stays stopped) is released at once, so that it does not stay held
 	 * without a running owner: it is taken again (here or elsewhere) from its stored cursor; the failure still
-	 * reaches the caller.
+	 * reaches the caller. A reset refused because another reset of the segment runs is not a failure of the
+	 * segment: it keeps its lease, and the running reset goes on.
 	 */
 	@Override
 	public CompletionStage<Void> reset(TagOffset offset) {
@@ -202,7 +203,7 @@ abstract class AbstractSegmentedControl implements SegmentedControl {
 			if (runner != null) {
 				CompletableFuture<Void> reset = runner.reset(offset).toCompletableFuture();
 				each.add((shared == null) ? reset : reset.whenComplete((ok, error) -> {
-					if (error != null) {
+					if (error != null && !ResetInProgressException.isRefusal(error)) {
 						shared.resetFailed(segment, runner, error);
 					}
 				}));

@@ -149,7 +149,11 @@ final class FanOutSegment implements SegmentRunner {
 
 	@Override
 	public CompletionStage<Void> reset(TagOffset offset) {
-		return all((runner) -> runner.reset(offset));
+		List<CompletableFuture<Void>> each = each((runner) -> runner.reset(offset));
+		// A real failure of one entity is reported before another's refusal (a reset of it ran already): the
+		// owner releases the segment for the first, not for the second.
+		return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+			.exceptionallyCompose((error) -> CompletableFuture.failedFuture(ResetInProgressException.worst(each, error)));
 	}
 
 	@Override
@@ -181,12 +185,15 @@ final class FanOutSegment implements SegmentRunner {
 	 * runner whose start (and so whose fence) has not begun yet (docs/reliability.md, finding 29).
 	 */
 	private CompletionStage<Void> all(Function<ProjectionRunner<?>, CompletionStage<Void>> action) {
+		return CompletableFuture.allOf(each(action).toArray(CompletableFuture[]::new));
+	}
+
+	private List<CompletableFuture<Void>> each(Function<ProjectionRunner<?>, CompletionStage<Void>> action) {
 		List<ProjectionRunner<?>> each;
 		synchronized (this) {
 			each = List.copyOf(this.runners.values());
 		}
-		return CompletableFuture.allOf(
-				each.stream().map((runner) -> action.apply(runner).toCompletableFuture()).toArray(CompletableFuture[]::new));
+		return each.stream().map((runner) -> action.apply(runner).toCompletableFuture()).toList();
 	}
 
 }

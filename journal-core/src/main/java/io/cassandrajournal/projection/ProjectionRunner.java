@@ -101,6 +101,12 @@ final class ProjectionRunner<E> implements SegmentRunner {
 	/** The reset in progress, if any: a start meanwhile waits for it. */
 	private @Nullable CompletableFuture<Void> resetting;
 
+	/**
+	 * Whether the reset in progress starts the projection PAUSED: it was paused when the reset began, or the last
+	 * pause or resume during the reset asked for it (while the reset has it stopped, neither has a state to change).
+	 */
+	private boolean pausedAfterReset;
+
 	/** Threads of the lanes when {@code concurrency > 1}: created on start, shut down on stop. */
 	private @Nullable ExecutorService lanes;
 
@@ -232,9 +238,10 @@ final class ProjectionRunner<E> implements SegmentRunner {
 	 * offset and the parked entities, creates the source and schedules the first poll. A stop in between
 	 * cancels it (the generation changes); a pause does not (the load still sets up the source, which the resume
 	 * reads from).
-	 * @param paused whether to start PAUSED (a reset of a paused projection): the offset is loaded, no batch read
+	 * @param paused whether to start PAUSED: the offset is loaded, no batch read; {@code null}: as the reset in
+	 * progress decided ({@link #pausedAfterReset})
 	 */
-	private CompletionStage<Void> startNow(boolean paused) {
+	private CompletionStage<Void> startNow(@Nullable Boolean paused) {
 		long started;
 		CompletableFuture<Void> previous;
 		CompletableFuture<Void> loading;
@@ -243,7 +250,7 @@ final class ProjectionRunner<E> implements SegmentRunner {
 			if (started < 0) {
 				return CompletableFuture.completedFuture(null);
 			}
-			if (paused) {
+			if ((paused != null) ? paused : this.pausedAfterReset) {
 				this.run.pause();
 			}
 			this.source = null;
@@ -404,6 +411,9 @@ final class ProjectionRunner<E> implements SegmentRunner {
 
 	@Override
 	public synchronized void pause() {
+		if (this.resetting != null) {
+			this.pausedAfterReset = true;
+		}
 		if (this.run.pause()) {
 			cancelScheduled();
 		}
@@ -411,6 +421,9 @@ final class ProjectionRunner<E> implements SegmentRunner {
 
 	@Override
 	public synchronized void resume() {
+		if (this.resetting != null) {
+			this.pausedAfterReset = false;
+		}
 		if (this.run.resume()) {
 			schedule(0);
 		}
@@ -423,21 +436,22 @@ final class ProjectionRunner<E> implements SegmentRunner {
 			return CompletableFuture.failedFuture(new IllegalArgumentException(invalid));
 		}
 		CompletableFuture<Void> done = new CompletableFuture<>();
-		boolean paused;
 		synchronized (this) {
 			if (this.resetting != null) {
 				return CompletableFuture.failedFuture(
-						new IllegalStateException("projection " + this.id + " is being reset already"));
+						new ResetInProgressException("projection " + this.id + " is being reset already"));
 			}
 			this.resetting = done;
-			paused = this.run.state() == ProjectionState.PAUSED;
+			this.pausedAfterReset = this.run.state() == ProjectionState.PAUSED;
 		}
 		// A start's load still in flight (a fenced cursor's fence) ends before the reset writes the cursor.
 		stop().thenCompose((ignored) -> loadEnded()).thenCompose((ignored) -> this.offsets.reset(this.id, to))
 			.thenCompose((ignored) -> {
 					this.run.stopped();
-					// A paused projection stays paused: the reset stores the offset, the resume reads from it.
-					return startNow(paused);
+					// A paused projection stays paused: the reset stores the offset, the resume reads from it. A
+					// pause or resume that came while the reset had it stopped decides instead (the last one wins):
+					// read in the start's own locked step, so that no call falls between the read and the start.
+					return startNow(null);
 				}).whenComplete((ok, error) -> {
 					synchronized (this) {
 						this.resetting = null;

@@ -222,6 +222,45 @@ class SegmentOwnershipFaultsIT {
 		}
 	}
 
+	/**
+	 * A reset asked for while another runs is refused by every segment's runner ("being reset already"); that
+	 * refusal is not a failure of the segment, which keeps its lease (before: each segment was released for it, as
+	 * for a failed cursor write, ending its term under the first reset; docs/reliability.md, finding 29).
+	 */
+	@Test
+	void aSecondResetWhileOneRunsIsRefusedWithoutReleasingTheSegments() {
+		String name = "reset-twice-" + System.nanoTime();
+		try (ProjectionEngine engine = engine("a")) {
+			SegmentedProjection<?> projection = register(engine, name);
+			result(engine.startAll());
+			await("every segment runs").atMost(Duration.ofSeconds(20)).until(() -> allRunning(projection));
+			List<LeaseTerm> terms = projection.segments().stream().map((s) -> s.term).toList();
+
+			// The first reset's cursor writes take a second, so that the second reset meets it in every segment.
+			this.faults.delayMatching(writesTo(this.options.durableStateTable()), Duration.ofSeconds(1));
+			CompletionStage<Void> first = projection.reset(TagOffset.START);
+			assertThatThrownBy(() -> result(projection.reset(TagOffset.START)))
+				.hasMessageContaining("being reset already");
+			result(first, Duration.ofSeconds(20));
+			this.faults.heal();
+
+			// Bound: a release for the refusal runs on the lease thread at once; four renewals leave it room.
+			await("every segment keeps the term it had before the resets").during(RENEW_INTERVAL.multipliedBy(4))
+				.atMost(RENEW_INTERVAL.multipliedBy(8))
+				.until(() -> sameTerms(projection, terms) && allRunning(projection));
+		}
+	}
+
+	private static boolean sameTerms(SegmentedProjection<?> projection, List<LeaseTerm> terms) {
+		List<SegmentedProjection.Segment> segments = projection.segments();
+		for (int i = 0; i < segments.size(); i++) {
+			if (segments.get(i).term != terms.get(i)) {
+				return false;
+			}
+		}
+		return true;
+	}
+
 	@Test
 	void aStoppingInstanceKeepsRenewingWhileItsBatchInHandFinishes() {
 		String name = "stopping-" + System.nanoTime();
