@@ -81,7 +81,8 @@ final class PeerWorkloads {
 		this.appends.raw(AppendWorkloads.RawWrite.WITH_HEAD, warmUp, pids, eventsPerAppend, 64);
 		this.appends.raw(AppendWorkloads.RawWrite.BATCH_ONLY, warmUp, pids, eventsPerAppend, 64);
 		peerAppends(warmUp, pids, eventsPerAppend, 64);
-		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
+		// The benchmark's rule for rounds: more while a side spreads over 20% (Bench.rounds).
+		this.bench.rounds((round) -> {
 			for (int side = 0; side < 4; side++) {
 				switch ((round + side) % 4) {
 					case 0 -> ours.add(this.appends.ours(this.noLwt, count, pids, eventsPerAppend, 64));
@@ -90,7 +91,7 @@ final class PeerWorkloads {
 					default -> peerRaw.add(this.appends.raw(AppendWorkloads.RawWrite.BATCH_ONLY, count, pids, eventsPerAppend, 64));
 				}
 			}
-		}
+		}, ours, raw, peer, peerRaw);
 		return new PeerResult(name, "ops/s", ours, raw, peer, peerRaw, count + " appends of " + eventsPerAppend
 				+ " event(s), 64 in flight over " + pids + " persistenceIds, four sides rotating; ours without LWT "
 				+ "writes the head in the events batch, the peer writes the events batch alone (no head, no claim); "
@@ -188,7 +189,7 @@ final class PeerWorkloads {
 		List<Double> o = new ArrayList<>();
 		List<Double> r = new ArrayList<>();
 		List<Double> p = new ArrayList<>();
-		for (int round = 0; round < this.bench.sizes().rounds(); round++) {
+		this.bench.rounds((round) -> {
 			for (int side = 0; side < 3; side++) {
 				switch ((round + side) % 3) {
 					case 0 -> o.add(ours.getAsDouble());
@@ -196,7 +197,7 @@ final class PeerWorkloads {
 					default -> p.add(peer.getAsDouble());
 				}
 			}
-		}
+		}, o, r, p);
 		return new PeerResult(name, "events/s", o, r, p, List.of(), note);
 	}
 
