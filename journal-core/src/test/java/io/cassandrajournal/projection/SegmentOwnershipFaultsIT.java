@@ -462,6 +462,9 @@ class SegmentOwnershipFaultsIT {
 			assertThat(Duration.ofMillis(gaveUp.getTimeStamp() - takeSent.get()))
 				.as("from the take's send to giving up on its fence (the term is valid %s ms)", validFor.toMillis())
 				.isLessThan(validFor.plusSeconds(1));
+			// Its error says the real bound: what was left of the term when the fence was sent, not the whole term.
+			assertThat(gaveUp.getThrowableProxy().getMessage()).as("why the fence did not count")
+				.contains("longer than what was left of the term");
 		}
 	}
 
