@@ -127,6 +127,19 @@ public final class DurableStateOffsetStore implements OffsetStore {
 		return read(id).thenApply((state) -> state.map((s) -> s.value().offset()));
 	}
 
+	/**
+	 * Reads a stored cursor for a status view or an inherited cursor from any offset store: peeked from a durable
+	 * one ({@link #peek}; a load raises the revision it tracks for its saves and forgets the saves whose outcome is
+	 * unknown, which a runner of the same cursor settles its conflicts with), loaded from any other (which tracks
+	 * nothing).
+	 * @param store an offset store
+	 * @param id a projection or segment
+	 * @return its stored offset, if any
+	 */
+	static CompletionStage<Optional<TagOffset>> peekOrLoad(OffsetStore store, ProjectionId id) {
+		return (store instanceof DurableStateOffsetStore durable) ? durable.peek(id) : store.load(id);
+	}
+
 	@Override
 	public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
 		return read(id).thenApply((state) -> {

@@ -391,12 +391,12 @@ public final class ProjectionEngine implements AutoCloseable {
 		}
 		String error = "could not create its projection: " + failure;
 		// Read without blocking (finding 32): the discovery task's thread is one of the engine's pool. Peeked, not
-		// loaded, from the durable store: a load raises the revision it tracks and forgets the saves whose outcome is
-		// unknown, which a runner of this entity started meanwhile (by startAll) settles its conflicts with.
+		// loaded, from a durable store: a runner of this entity started meanwhile (by startAll) settles its conflicts
+		// with what a load would change.
 		OffsetStore store = this.offsets;
 		FailedFanOutEntity failed = new FailedFanOutEntity(entityId, error,
-				FailedEntityCursor.read(entityId, error, () -> (store instanceof DurableStateOffsetStore durable)
-						? durable.peek(entityId) : store.load(entityId)), this.deadLetters,
+				FailedEntityCursor.read(entityId, error, () -> DurableStateOffsetStore.peekOrLoad(store, entityId)),
+				this.deadLetters,
 				(self) -> runEntity(namePrefix, id, payloadType, handlerFor, each, stops(), self));
 		synchronized (this.lifecycle) {
 			if (retried != null) {

@@ -125,8 +125,8 @@ final class SegmentLayouts {
 	 * @return the store the range's runner uses
 	 */
 	OffsetStore inheriting(SliceRange range, OffsetStore store) {
-		Function<ProjectionId, CompletionStage<Optional<TagOffset>>> read = (store instanceof DurableStateOffsetStore durable)
-				? durable::peek : store::load;
+		Function<ProjectionId, CompletionStage<Optional<TagOffset>>> read = (id) -> DurableStateOffsetStore
+			.peekOrLoad(store, id);
 		return new OffsetStore() {
 
 			@Override

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -412,12 +413,27 @@ final class SegmentOwnership {
 			return;
 		}
 		DurableStateOffsetStore offsets = this.context.offsets();
-		join(offsets.fence(segment.id, () -> from.apply(segment, offsets), term.epoch())
-			.toCompletableFuture()
-			.orTimeout(Math.max(0, term.remainingNanos()), TimeUnit.NANOSECONDS));
-		if (!term.valid()) {
-			throw new IllegalStateException("fencing took longer than the term (" + this.validFor.toMillis() + " ms)");
+		long bound = Math.max(0, term.remainingNanos());
+		try {
+			join(offsets.fence(segment.id, () -> from.apply(segment, offsets), term.epoch())
+				.toCompletableFuture()
+				.orTimeout(bound, TimeUnit.NANOSECONDS));
 		}
+		catch (CompletionException ex) {
+			if (Errors.unwrap(ex) instanceof TimeoutException timeout) {
+				throw new IllegalStateException(fenceTooLong(bound), timeout);
+			}
+			throw ex;
+		}
+		if (!term.valid()) {
+			throw new IllegalStateException(fenceTooLong(bound));
+		}
+	}
+
+	/** @return why a fence bounded by {@code boundNanos} (what was left of the term at its send) did not count */
+	private String fenceTooLong(long boundNanos) {
+		return "fencing took longer than what was left of the term (" + TimeUnit.NANOSECONDS.toMillis(boundNanos)
+				+ " of its " + this.validFor.toMillis() + " ms)";
 	}
 
 	/**

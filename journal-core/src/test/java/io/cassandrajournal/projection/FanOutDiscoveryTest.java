@@ -24,14 +24,17 @@ import ch.qos.logback.classic.Level;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import io.cassandrajournal.inmemory.InMemoryDurableStateStore;
 import io.cassandrajournal.inmemory.InMemoryJournal;
 import io.cassandrajournal.journal.EventToAppend;
 import io.cassandrajournal.journal.PersistentEvent;
 import io.cassandrajournal.query.TagOffset;
+import io.cassandrajournal.state.DurableStateConflictException;
 import io.cassandrajournal.testing.JournalLogs;
 
 import static io.cassandrajournal.testing.Await.result;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -277,6 +280,47 @@ class FanOutDiscoveryTest {
 	}
 
 	/**
+	 * The status read of a failed entity's cursor from a {@link DurableStateOffsetStore} peeks: it leaves the
+	 * revision the store tracks for its own saves (and the saves of unknown outcome it remembers) as they were. A
+	 * load raised the tracked revision to the stored one, so a save of this store's that another writer's newer
+	 * cursor must refuse (a compare-and-set on the revision it last wrote) overwrote that cursor instead.
+	 */
+	@Test
+	void aFailedEntitysStatusReadLeavesTheDurableStoresTrackedRevisionAlone() {
+		InMemoryDurableStateStore states = new InMemoryDurableStateStore();
+		DurableStateOffsetStore durable = new DurableStateOffsetStore(states);
+		TagOffset ours = E2.offsetFromSequenceNr(1);
+		TagOffset theirs = E2.offsetFromSequenceNr(2);
+		result(durable.save(E2, ours));
+		// Another writer of the same cursor (a runner of e2 elsewhere) moves it on: this store's next save conflicts.
+		result(new DurableStateOffsetStore(states).save(E2, theirs));
+		for (String id : List.of("e1", "e2")) {
+			append(id, 0, id + "-1");
+		}
+		try (ProjectionEngine durableEngine = ProjectionEngine.builder(this.journal)
+			.readJournal(this.journal.readJournal())
+			.offsetStore(durable)
+			.build()) {
+			durableEngine.fanOut("view", String.class, (id) -> {
+				if (id.equals("e2")) {
+					throw new IllegalStateException("no handler for e2 today");
+				}
+				return EventHandler.blocking((event) -> {
+				});
+			}, ProjectionSettings.defaults().withPollInterval(Duration.ofMillis(20)), DISCOVERY);
+			// Bound: discovered at once, the in-memory read answers at once.
+			await("the failed entity shows the stored cursor").atMost(BOUND)
+				.until(() -> durableEngine.projection("view-e2").map((p) -> theirs.equals(p.status().offset()))
+					.orElse(false));
+
+			assertThatThrownBy(() -> result(durable.save(E2, ours)))
+				.as("this store's save over the other writer's cursor, after the status read")
+				.isInstanceOf(DurableStateConflictException.class);
+			assertThat(result(durable.peek(E2))).as("the stored cursor").contains(theirs);
+		}
+	}
+
+	/**
 	 * The cursor read of a failed entity holds no thread of the engine's pool (finding 32, item 7): it was a blocking
 	 * read of up to 5 s on the discovery task's thread, one per failed entity, so with one thread nothing else ran
 	 * meanwhile. Here the reads of three failing entities never answer, on an engine of one thread: the good
@@ -285,21 +329,11 @@ class FanOutDiscoveryTest {
 	@Test
 	void aFailedEntitysCursorReadHoldsNoThreadOfThePool() {
 		CompletableFuture<Optional<TagOffset>> never = new CompletableFuture<>();
-		OffsetStore slow = new OffsetStore() {
+		OffsetStore slow = new DelegatingOffsetStore(this.offsets) {
 
 			@Override
 			public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
-				return id.name().startsWith("slow-f") ? never : FanOutDiscoveryTest.this.offsets.load(id);
-			}
-
-			@Override
-			public CompletionStage<Void> save(ProjectionId id, TagOffset offset) {
-				return FanOutDiscoveryTest.this.offsets.save(id, offset);
-			}
-
-			@Override
-			public CompletionStage<Void> delete(ProjectionId id) {
-				return FanOutDiscoveryTest.this.offsets.delete(id);
+				return id.name().startsWith("slow-f") ? never : super.load(id);
 			}
 
 		};

@@ -100,21 +100,11 @@ class ProjectionRunnerTest {
 
 	/** The in-memory offsets, loaded through {@code load} (a failing or held load); saves and deletes as they are. */
 	private OffsetStore loadingThrough(Function<ProjectionId, CompletionStage<Optional<TagOffset>>> load) {
-		return new OffsetStore() {
+		return new DelegatingOffsetStore(this.offsets) {
 
 			@Override
 			public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
 				return load.apply(id);
-			}
-
-			@Override
-			public CompletionStage<Void> save(ProjectionId id, TagOffset offset) {
-				return ProjectionRunnerTest.this.offsets.save(id, offset);
-			}
-
-			@Override
-			public CompletionStage<Void> delete(ProjectionId id) {
-				return ProjectionRunnerTest.this.offsets.delete(id);
 			}
 
 		};
@@ -198,24 +188,14 @@ class ProjectionRunnerTest {
 	void anOffsetStoreThatThrowsInsteadOfFailingDoesNotLeaveTheProjectionStuck() {
 		ScriptedSource.Log log = new ScriptedSource.Log(10).add("a", 1);
 		AtomicInteger throwing = new AtomicInteger(1);
-		this.store = new OffsetStore() {
-
-			@Override
-			public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
-				return ProjectionRunnerTest.this.offsets.load(id);
-			}
+		this.store = new DelegatingOffsetStore(this.offsets) {
 
 			@Override
 			public CompletionStage<Void> save(ProjectionId id, TagOffset offset) {
 				if (throwing.getAndDecrement() > 0) {
 					throw new IllegalStateException("session closed");
 				}
-				return ProjectionRunnerTest.this.offsets.save(id, offset);
-			}
-
-			@Override
-			public CompletionStage<Void> delete(ProjectionId id) {
-				return ProjectionRunnerTest.this.offsets.delete(id);
+				return super.save(id, offset);
 			}
 
 		};
@@ -698,7 +678,7 @@ class ProjectionRunnerTest {
 	}
 
 	/** An offset store whose saves wait until the test ends them (Cassandra slow to store), while {@code holding}. */
-	private final class HeldSaves implements OffsetStore {
+	private final class HeldSaves extends DelegatingOffsetStore {
 
 		/** The position of every offset a save was asked for, in order. */
 		final List<Long> asked = new CopyOnWriteArrayList<>();
@@ -707,25 +687,19 @@ class ProjectionRunnerTest {
 
 		volatile boolean holding = true;
 
-		@Override
-		public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
-			return ProjectionRunnerTest.this.offsets.load(id);
+		HeldSaves() {
+			super(ProjectionRunnerTest.this.offsets);
 		}
 
 		@Override
 		public CompletionStage<Void> save(ProjectionId id, TagOffset offset) {
 			this.asked.add(offset.timestamp());
 			if (!this.holding) {
-				return ProjectionRunnerTest.this.offsets.save(id, offset);
+				return super.save(id, offset);
 			}
 			CompletableFuture<Void> gate = new CompletableFuture<>();
 			this.held.add(gate);
-			return gate.thenCompose((ignored) -> ProjectionRunnerTest.this.offsets.save(id, offset));
-		}
-
-		@Override
-		public CompletionStage<Void> delete(ProjectionId id) {
-			return ProjectionRunnerTest.this.offsets.delete(id);
+			return gate.thenCompose((ignored) -> super.save(id, offset));
 		}
 
 		private CompletableFuture<Void> nextHeld() throws InterruptedException {

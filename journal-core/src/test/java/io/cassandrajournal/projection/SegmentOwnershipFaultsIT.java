@@ -12,13 +12,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.Statement;
@@ -388,6 +391,125 @@ class SegmentOwnershipFaultsIT {
 				.until(() -> !validAtStart.isEmpty() && alone.segment.runner != null);
 			assertThat(validAtStart).as("each runner started under a valid term").containsOnly(true);
 		}
+	}
+
+	/**
+	 * A take whose fence fails and whose release then fails too: the release's answer was not looked at, so nothing
+	 * said why the segment stayed held by this instance, unrun, until its row lapsed. Now that failure is a WARN; the
+	 * row lapses after the lease timeout and the segment is taken again.
+	 */
+	@Test
+	void aReleaseThatFailsAfterAFailedFenceIsLogged() {
+		String name = "release-fails-" + System.nanoTime();
+		AtomicInteger takes = new AtomicInteger();
+		this.faults.throwOnSend(cursorReads(), 1, () -> new AssertionError("injected on the fence's read"));
+		// The release, and the serial read of the row that settles a release of unknown outcome.
+		this.faults.failBeforeSending(leaseReleases(), 1);
+		this.faults.failBeforeSending(cqlContains("SELECT owner, epoch, beat FROM"), 1);
+		try (JournalLogs logs = JournalLogs.capture();
+				Standalone alone = new Standalone(name, this.faults.session(), (taken, mayGoOn, cursor) -> {
+					takes.incrementAndGet();
+					return idle(taken);
+				}, (segment, offsets) -> CompletableFuture.completedFuture(TagOffset.START))) {
+			// Bound: the release is sent, and fails, as soon as the fence failed on the first round.
+			await("the failed release logged").atMost(LEASE_TIMEOUT)
+				.until(() -> !logs.about("after a failed take failed", Level.WARN).isEmpty());
+			// Bound: the row this instance still holds is taken over once its silence reached the lease timeout.
+			await("taken again once the row lapsed").atMost(LEASE_TIMEOUT.multipliedBy(3))
+				.until(() -> takes.get() == 1 && alone.segment.term != null && alone.segment.runner != null);
+		}
+	}
+
+	/**
+	 * A back-off streak ends when the segment goes to another instance: before, it stayed, so when the segment came
+	 * back its first failure was logged at DEBUG only (and waited as the old streak's next failure would). Here the
+	 * runner never starts; after its first failure another member ({@code other}, which wins this segment by
+	 * rendezvous) beats until this instance leaves the segment to it, then leaves: the next failure here is a WARN
+	 * again.
+	 */
+	@Test
+	void aStreakEndsWhenItsSegmentGoesToAnotherInstance() {
+		String name = "streak-" + System.nanoTime();
+		AtomicInteger takes = new AtomicInteger();
+		ScheduledExecutorService beats = Executors.newSingleThreadScheduledExecutor();
+		try (JournalLogs logs = JournalLogs.capture();
+				Standalone alone = new Standalone(name, this.keyspace.session(), (taken, mayGoOn, cursor) -> {
+					takes.incrementAndGet();
+					throw new IllegalStateException("the runner of " + name + " cannot be made");
+				}, null)) {
+			// Bound: the first round takes the free segment.
+			await("the streak's first failure, a WARN").atMost(LEASE_TIMEOUT)
+				.until(() -> logs.about("could not start its runner", Level.WARN).size() == 1);
+			String other = winnerOver("a", name, alone.segment.range.key());
+			beats.scheduleWithFixedDelay(() -> this.members.beat(name, other, LEASE_TIMEOUT.multipliedBy(3)), 0,
+					RENEW_INTERVAL.toMillis() / 2, TimeUnit.MILLISECONDS);
+			// Bounds: the other member is live here once its beat was seen to change (two rounds, 500 ms apart); from
+			// then on this instance takes the segment no more. Without it, the streak's waits (0.5 to 3 s) would let a
+			// take through within a lease timeout and a round.
+			AtomicInteger seen = new AtomicInteger(-1);
+			await("the segment left to the other member").during(LEASE_TIMEOUT.plus(RENEW_INTERVAL))
+				.atMost(LEASE_TIMEOUT.multipliedBy(4))
+				.until(() -> seen.getAndSet(takes.get()) == takes.get());
+			beats.shutdownNow();
+			result(this.members.leave(name, other));
+
+			// Bound: the member row gone, the next round takes the segment again (its last failure is older than the
+			// longest wait), and fails.
+			await("the first failure after the segment came back, a WARN again").atMost(LEASE_TIMEOUT.multipliedBy(2))
+				.until(() -> logs.about("could not start its runner", Level.WARN).size() == 2);
+		}
+		finally {
+			beats.shutdownNow();
+		}
+	}
+
+	/** @return an instance id that wins {@code segment} of {@code projection} over {@code self} by rendezvous */
+	private static String winnerOver(String self, String projection, String segment) {
+		for (int i = 0;; i++) {
+			String candidate = "other-" + i;
+			if (candidate.equals(Rendezvous.winner(projection, segment, List.of(self, candidate)))) {
+				return candidate;
+			}
+		}
+	}
+
+	/**
+	 * A fence sent late in its term (the take's answer was slow) is bounded by what is left of the term: before, it
+	 * was given a whole term from its own send, so a slow fence held the lease thread (every segment's take and
+	 * hand-over) and the taken row, unrun, for up to a term past the term's end. Here the take's answer comes 2.2 s
+	 * into a term valid 2.5 s, and the fence's read answers 3 s after its send: the take gives up on it when the term
+	 * ends, not 2.5 s after the fence's send.
+	 */
+	@Test
+	void aFenceSentLateInTheTermIsBoundByWhatIsLeftOfIt() {
+		String name = "fence-late-" + System.nanoTime();
+		Duration validFor = LEASE_TIMEOUT.minus(RENEW_INTERVAL);
+		AtomicLong takeSent = new AtomicLong();
+		Predicate<Statement<?>> acquires = cqlContains("VALUES (?, ?, ?, 1, ?) IF NOT EXISTS").and((s) -> {
+			takeSent.compareAndSet(0, System.currentTimeMillis());
+			return true;
+		});
+		this.faults.delayAnswerOnce(acquires, 0, Duration.ofMillis(2200));
+		this.faults.delayAnswerOnce(cursorReads(), 0, LEASE_TIMEOUT);
+		try (JournalLogs logs = JournalLogs.capture();
+				Standalone alone = new Standalone(name, this.faults.session(), (taken, mayGoOn, cursor) -> idle(taken),
+						(segment, offsets) -> CompletableFuture.completedFuture(TagOffset.START))) {
+			// Bound: given up within the term (2.5 s), or 2.5 s after the fence's send (4.7 s) before.
+			await("the take gave up on its fence").atMost(LEASE_TIMEOUT.multipliedBy(3))
+				.until(() -> !logs.about("could not fence its cursor", Level.WARN).isEmpty());
+			ILoggingEvent gaveUp = logs.about("could not fence its cursor", Level.WARN).get(0);
+			assertThat(Duration.ofMillis(gaveUp.getTimeStamp() - takeSent.get()))
+				.as("from the take's send to giving up on its fence (the term is valid %s ms)", validFor.toMillis())
+				.isLessThan(validFor.plusSeconds(1));
+			// Its error says the real bound: what was left of the term when the fence was sent, not the whole term.
+			assertThat(gaveUp.getThrowableProxy().getMessage()).as("why the fence did not count")
+				.contains("longer than what was left of the term");
+		}
+	}
+
+	/** @return the releases of a lease */
+	private static Predicate<Statement<?>> leaseReleases() {
+		return cqlContains("SET owner = null");
 	}
 
 	/** @return the reads of a cursor (a durable state row), the first statement of a fence */
