@@ -404,7 +404,8 @@ final class SegmentOwnership {
 
 	/**
 	 * Fences a segment's cursor under the term just taken, when the segment has a cursor of its own. The wait is
-	 * bounded by the term's validity: a fence that answers later would start the runner under a lapsed term
+	 * bounded by what is left of the term ({@link LeaseTerm#remainingNanos()}): a fence that answers later would
+	 * start the runner under a lapsed term
 	 * (finding 32), and it would block the lease thread meanwhile.
 	 */
 	private void fence(SegmentedProjection.Segment segment, LeaseTerm term) {

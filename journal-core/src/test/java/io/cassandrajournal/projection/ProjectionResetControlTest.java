@@ -2,7 +2,6 @@ package io.cassandrajournal.projection;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -112,33 +111,20 @@ class ProjectionResetControlTest {
 	}
 
 	/** In-memory offsets whose {@code reset} waits for {@link #release} (loads and saves as they are). */
-	private static final class HeldResets implements OffsetStore {
-
-		private final InMemoryOffsetStore offsets = new InMemoryOffsetStore();
+	private static final class HeldResets extends DelegatingOffsetStore {
 
 		private final CountDownLatch resetting = new CountDownLatch(1);
 
 		private final CompletableFuture<Void> release = new CompletableFuture<>();
 
-		@Override
-		public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
-			return this.offsets.load(id);
-		}
-
-		@Override
-		public CompletionStage<Void> save(ProjectionId id, TagOffset offset) {
-			return this.offsets.save(id, offset);
-		}
-
-		@Override
-		public CompletionStage<Void> delete(ProjectionId id) {
-			return this.offsets.delete(id);
+		HeldResets() {
+			super(new InMemoryOffsetStore());
 		}
 
 		@Override
 		public CompletionStage<Void> reset(ProjectionId id, TagOffset to) {
 			this.resetting.countDown();
-			return this.release.thenComposeAsync((ignored) -> this.offsets.reset(id, to));
+			return this.release.thenComposeAsync((ignored) -> super.reset(id, to));
 		}
 
 	}
