@@ -209,7 +209,9 @@ abstract class AbstractSegmentedControl implements SegmentedControl {
 				}));
 			}
 		}
-		return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
+		// The caller is told a segment's real failure before another segment's refusal.
+		return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+			.exceptionallyCompose((error) -> CompletableFuture.failedFuture(ResetInProgressException.worst(each, error)));
 	}
 
 	@Override

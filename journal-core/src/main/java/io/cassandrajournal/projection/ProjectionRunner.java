@@ -225,11 +225,6 @@ final class ProjectionRunner<E> implements SegmentRunner {
 
 	@Override
 	public CompletionStage<Void> start() {
-		synchronized (this) {
-			if (this.resetting != null) {
-				return this.resetting.copy();
-			}
-		}
 		return startNow(false);
 	}
 
@@ -238,14 +233,21 @@ final class ProjectionRunner<E> implements SegmentRunner {
 	 * offset and the parked entities, creates the source and schedules the first poll. A stop in between
 	 * cancels it (the generation changes); a pause does not (the load still sets up the source, which the resume
 	 * reads from).
-	 * @param paused whether to start PAUSED: the offset is loaded, no batch read; {@code null}: as the reset in
-	 * progress decided ({@link #pausedAfterReset})
+	 * A start while a reset runs (not the reset's own) waits for the reset instead, decided in the same locked
+	 * step as the start: checked before that step, a reset could begin in between, and the start's load (for a
+	 * fenced cursor, a fence) race the reset's cursor write, or its start take the reset's place and drop a pause
+	 * sent during the reset.
+	 * @param paused whether to start PAUSED: the offset is loaded, no batch read; {@code null}: the reset's own
+	 * start, PAUSED as the reset decided ({@link #pausedAfterReset})
 	 */
 	private CompletionStage<Void> startNow(@Nullable Boolean paused) {
 		long started;
 		CompletableFuture<Void> previous;
 		CompletableFuture<Void> loading;
 		synchronized (this) {
+			if (paused != null && this.resetting != null) {
+				return this.resetting.copy();
+			}
 			started = this.run.start();
 			if (started < 0) {
 				return CompletableFuture.completedFuture(null);
