@@ -135,6 +135,15 @@ final class FanOutSegment implements SegmentRunner {
 		return all(ProjectionControl::stop);
 	}
 
+	/** Retires every entity's runner (see {@link SegmentRunner#retire()}); no entity is added afterwards. */
+	@Override
+	public CompletionStage<Void> retire() {
+		synchronized (this) {
+			this.active = false;
+		}
+		return all(ProjectionRunner::retire);
+	}
+
 	@Override
 	public synchronized void pause() {
 		this.paused = true;

@@ -111,6 +111,9 @@ final class ProjectionRunner<E> implements SegmentRunner {
 	 */
 	private @Nullable ProjectionState afterReset;
 
+	/** Whether the runner was stopped for good ({@link #retire()}): nothing starts it again. */
+	private boolean retired;
+
 	/** Threads of the lanes when {@code concurrency > 1}: created on start, shut down on stop. */
 	private @Nullable ExecutorService lanes;
 
@@ -249,6 +252,9 @@ final class ProjectionRunner<E> implements SegmentRunner {
 		CompletableFuture<Void> previous;
 		CompletableFuture<Void> loading;
 		synchronized (this) {
+			if (this.retired) {
+				return CompletableFuture.completedFuture(null);
+			}
 			ProjectionState asked = this.afterReset;
 			if (forReset) {
 				this.afterReset = null;
@@ -257,7 +263,8 @@ final class ProjectionRunner<E> implements SegmentRunner {
 				}
 			}
 			else if (asked != null && this.resetting != null) {
-				this.afterReset = (asked == ProjectionState.STOPPED) ? ProjectionState.RUNNING : asked;
+				// As a start of a stopped or paused projection would: RUNNING.
+				this.afterReset = ProjectionState.RUNNING;
 				return this.resetting.copy();
 			}
 			started = this.run.start();
@@ -407,10 +414,31 @@ final class ProjectionRunner<E> implements SegmentRunner {
 
 	@Override
 	public CompletionStage<Void> stop() {
+		return stopNow(false);
+	}
+
+	/**
+	 * Stops for good: the segment's term ended or it is being handed over. A reset in progress still stores its
+	 * offset (while the term lets it) but does not start this runner again, and neither does a start; the next
+	 * term makes a new runner.
+	 */
+	@Override
+	public CompletionStage<Void> retire() {
+		synchronized (this) {
+			this.retired = true;
+		}
+		return stop();
+	}
+
+	/**
+	 * @param forReset whether this is the reset's own stop: not recorded as a call that decides the state the
+	 * reset leaves the projection in ({@link #afterReset}), which any other stop during the reset is
+	 */
+	private CompletionStage<Void> stopNow(boolean forReset) {
 		CompletableFuture<Void> done;
 		ExecutorService lanePool;
 		synchronized (this) {
-			if (this.afterReset != null) {
+			if (!forReset && this.afterReset != null) {
 				this.afterReset = ProjectionState.STOPPED;
 			}
 			this.run.stop();
@@ -463,7 +491,7 @@ final class ProjectionRunner<E> implements SegmentRunner {
 					: ProjectionState.RUNNING;
 		}
 		// A start's load still in flight (a fenced cursor's fence) ends before the reset writes the cursor.
-		stop().thenCompose((ignored) -> loadEnded()).thenCompose((ignored) -> this.offsets.reset(this.id, to))
+		stopNow(true).thenCompose((ignored) -> loadEnded()).thenCompose((ignored) -> this.offsets.reset(this.id, to))
 			.thenCompose((ignored) -> {
 					this.run.stopped();
 					// A paused projection stays paused: the reset stores the offset, the resume reads from it. A

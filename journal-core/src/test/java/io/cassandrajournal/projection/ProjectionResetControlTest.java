@@ -146,6 +146,21 @@ class ProjectionResetControlTest {
 	}
 
 	@Test
+	void aStartOfAPausedProjectionWhileTheResetWritesTheOffsetRunsIt() throws Exception {
+		ProjectionControl control = started();
+		control.pause();
+		CompletionStage<Void> reset = heldReset(control);
+
+		CompletionStage<Void> started = control.start();
+		this.offsets.release.complete(null);
+		result(reset, BOUND);
+		result(started, BOUND);
+
+		assertThat(control.status().state()).as("as a start of a paused projection does").isEqualTo(ProjectionState.RUNNING);
+		await("replayed from the reset's offset").atMost(BOUND).until(() -> this.handled.size() == 4);
+	}
+
+	@Test
 	void aStopAndThenAPauseWhileTheResetWritesTheOffsetLeaveItStopped() throws Exception {
 		ProjectionControl control = started();
 		CompletionStage<Void> reset = heldReset(control);
@@ -176,6 +191,45 @@ class ProjectionResetControlTest {
 		result(restarted, BOUND);
 
 		assertThat(control.status().state()).as("the start after the stop").isEqualTo(ProjectionState.RUNNING);
+		await("replayed from the reset's offset").atMost(BOUND).until(() -> this.handled.size() == 4);
+	}
+
+	@Test
+	void aRunnerRetiredWhileTheResetWritesTheOffsetIsNotStartedByIt() throws Exception {
+		ProjectionControl control = started();
+		CompletionStage<Void> reset = heldReset(control);
+
+		CompletionStage<Void> retired = ((SegmentRunner) control).retire();
+		this.offsets.release.complete(null);
+		result(reset, BOUND);
+		result(retired, BOUND);
+
+		assertThat(control.status().state()).as("retired during the reset").isEqualTo(ProjectionState.STOPPED);
+		assertThat(result(this.offsets.load(control.id()), BOUND)).as("the reset stored its offset").isEmpty();
+	}
+
+	@Test
+	void aRunnerRetiredBeforeAResetIsNotStartedByIt() throws Exception {
+		ProjectionControl control = started();
+		this.offsets.release.complete(null);
+		result(((SegmentRunner) control).retire(), BOUND);
+
+		result(control.reset(TagOffset.START), BOUND);
+		result(control.start(), BOUND);
+
+		assertThat(control.status().state()).as("a retired runner (its segment handed over) stays stopped")
+			.isEqualTo(ProjectionState.STOPPED);
+		assertThat(result(this.offsets.load(control.id()), BOUND)).as("the reset stored its offset").isEmpty();
+	}
+
+	@Test
+	void aResetWithNoCallDuringItLeavesTheProjectionRunning() throws Exception {
+		ProjectionControl control = started();
+		this.offsets.release.complete(null);
+
+		result(control.reset(TagOffset.START), BOUND);
+
+		assertThat(control.status().state()).isEqualTo(ProjectionState.RUNNING);
 		await("replayed from the reset's offset").atMost(BOUND).until(() -> this.handled.size() == 4);
 	}
 
