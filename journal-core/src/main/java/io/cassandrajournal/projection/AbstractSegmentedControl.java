@@ -210,8 +210,7 @@ abstract class AbstractSegmentedControl implements SegmentedControl {
 			}
 		}
 		// The caller is told a segment's real failure before another segment's refusal.
-		return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
-			.exceptionallyCompose((error) -> CompletableFuture.failedFuture(ResetInProgressException.worst(each, error)));
+		return ResetInProgressException.allOf(each);
 	}
 
 	@Override

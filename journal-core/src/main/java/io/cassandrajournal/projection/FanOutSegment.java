@@ -135,6 +135,15 @@ final class FanOutSegment implements SegmentRunner {
 		return all(ProjectionControl::stop);
 	}
 
+	/** Retires every entity's runner (see {@link SegmentRunner#retire()}); no entity is added afterwards. */
+	@Override
+	public CompletionStage<Void> retire() {
+		synchronized (this) {
+			this.active = false;
+		}
+		return all(ProjectionRunner::retire);
+	}
+
 	@Override
 	public synchronized void pause() {
 		this.paused = true;
@@ -152,8 +161,7 @@ final class FanOutSegment implements SegmentRunner {
 		List<CompletableFuture<Void>> each = each((runner) -> runner.reset(offset));
 		// A real failure of one entity is reported before another's refusal (a reset of it ran already): the
 		// owner releases the segment for the first, not for the second.
-		return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
-			.exceptionallyCompose((error) -> CompletableFuture.failedFuture(ResetInProgressException.worst(each, error)));
+		return ResetInProgressException.allOf(each);
 	}
 
 	@Override

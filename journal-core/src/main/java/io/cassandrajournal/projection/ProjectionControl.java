@@ -38,9 +38,11 @@ public interface ProjectionControl {
 	/**
 	 * Rebuilds from an offset: stops, stores the offset ({@link TagOffset#START} forgets it: replay from the
 	 * beginning), starts again. A paused projection stays paused: {@link #resume()} reads from the new offset.
-	 * Handlers must be idempotent.
+	 * A start, stop, pause or resume sent while the reset runs decides the state it ends in instead (the last one
+	 * wins; after a stop the offset is stored and the projection left stopped). A second reset meanwhile fails
+	 * with {@link ResetInProgressException}. Handlers must be idempotent.
 	 * @param offset where to continue from
-	 * @return completes when running again (or paused again, with the offset loaded)
+	 * @return completes when running again (or paused again, with the offset loaded; or stored, when stopped)
 	 */
 	CompletionStage<Void> reset(TagOffset offset);
 

@@ -98,14 +98,21 @@ final class ProjectionRunner<E> implements SegmentRunner {
 	/** What {@link #loadRetry} settles: the {@link #loading} of its start, completed when a stop cancels it. */
 	private @Nullable CompletableFuture<Void> loadRetrySettles;
 
-	/** The reset in progress, if any: a start meanwhile waits for it. */
+	/** The reset in progress, if any, until its own start has ended: another reset meanwhile is refused. */
 	private @Nullable CompletableFuture<Void> resetting;
 
 	/**
-	 * Whether the reset in progress starts the projection PAUSED: it was paused when the reset began, or the last
-	 * pause or resume during the reset asked for it (while the reset has it stopped, neither has a state to change).
+	 * The state the reset in progress leaves the projection in (RUNNING, PAUSED or STOPPED), from the reset's
+	 * beginning until its own start reads it; {@code null} outside that window. It begins as PAUSED for a paused
+	 * projection, else RUNNING, and each start, stop, pause or resume meanwhile changes it as it would change the
+	 * projection (the reset has the projection stopped then, so the call has no state of its own to change): the
+	 * last call wins. A stop is kept too, so that a runner stopped during a reset (a shared segment handed over) is
+	 * not started again by it.
 	 */
-	private boolean pausedAfterReset;
+	private @Nullable ProjectionState afterReset;
+
+	/** Whether the runner was stopped for good ({@link #retire()}): nothing starts it again. */
+	private boolean retired;
 
 	/** Threads of the lanes when {@code concurrency > 1}: created on start, shut down on stop. */
 	private @Nullable ExecutorService lanes;
@@ -233,26 +240,38 @@ final class ProjectionRunner<E> implements SegmentRunner {
 	 * offset and the parked entities, creates the source and schedules the first poll. A stop in between
 	 * cancels it (the generation changes); a pause does not (the load still sets up the source, which the resume
 	 * reads from).
-	 * A start while a reset runs (not the reset's own) waits for the reset instead, decided in the same locked
-	 * step as the start: checked before that step, a reset could begin in between, and the start's load (for a
-	 * fenced cursor, a fence) race the reset's cursor write, or its start take the reset's place and drop a pause
-	 * sent during the reset.
-	 * @param paused whether to start PAUSED: the offset is loaded, no batch read; {@code null}: the reset's own
-	 * start, PAUSED as the reset decided ({@link #pausedAfterReset})
+	 * A start while a reset runs, before the reset's own start, is recorded for that start ({@link #afterReset})
+	 * and waits for the reset, decided in the same locked step as the start: checked before that step, a reset
+	 * could begin in between, and the start's load (for a fenced cursor, a fence) race the reset's cursor write,
+	 * or its start take the reset's place and drop a call sent during the reset.
+	 * @param forReset whether this is the reset's own start: in the state the calls during the reset asked for
+	 * (PAUSED: the offset is loaded, no batch read; STOPPED: not started)
 	 */
-	private CompletionStage<Void> startNow(@Nullable Boolean paused) {
+	private CompletionStage<Void> startNow(boolean forReset) {
 		long started;
 		CompletableFuture<Void> previous;
 		CompletableFuture<Void> loading;
 		synchronized (this) {
-			if (paused != null && this.resetting != null) {
+			if (this.retired) {
+				return CompletableFuture.completedFuture(null);
+			}
+			ProjectionState asked = this.afterReset;
+			if (forReset) {
+				this.afterReset = null;
+				if (asked == ProjectionState.STOPPED) {
+					return CompletableFuture.completedFuture(null);
+				}
+			}
+			else if (asked != null && this.resetting != null) {
+				// As a start of a stopped or paused projection would: RUNNING.
+				this.afterReset = ProjectionState.RUNNING;
 				return this.resetting.copy();
 			}
 			started = this.run.start();
 			if (started < 0) {
 				return CompletableFuture.completedFuture(null);
 			}
-			if ((paused != null) ? paused : this.pausedAfterReset) {
+			if (forReset && asked == ProjectionState.PAUSED) {
 				this.run.pause();
 			}
 			this.source = null;
@@ -395,9 +414,33 @@ final class ProjectionRunner<E> implements SegmentRunner {
 
 	@Override
 	public CompletionStage<Void> stop() {
+		return stopNow(false);
+	}
+
+	/**
+	 * Stops for good: the segment's term ended or it is being handed over. A reset in progress still stores its
+	 * offset (while the term lets it) but does not start this runner again, and neither does a start; the next
+	 * term makes a new runner.
+	 */
+	@Override
+	public CompletionStage<Void> retire() {
+		synchronized (this) {
+			this.retired = true;
+		}
+		return stop();
+	}
+
+	/**
+	 * @param forReset whether this is the reset's own stop: not recorded as a call that decides the state the
+	 * reset leaves the projection in ({@link #afterReset}), which any other stop during the reset is
+	 */
+	private CompletionStage<Void> stopNow(boolean forReset) {
 		CompletableFuture<Void> done;
 		ExecutorService lanePool;
 		synchronized (this) {
+			if (!forReset && this.afterReset != null) {
+				this.afterReset = ProjectionState.STOPPED;
+			}
 			this.run.stop();
 			cancelScheduled();
 			cancelLoadRetry();
@@ -413,8 +456,8 @@ final class ProjectionRunner<E> implements SegmentRunner {
 
 	@Override
 	public synchronized void pause() {
-		if (this.resetting != null) {
-			this.pausedAfterReset = true;
+		if (this.afterReset == ProjectionState.RUNNING) {
+			this.afterReset = ProjectionState.PAUSED;
 		}
 		if (this.run.pause()) {
 			cancelScheduled();
@@ -423,8 +466,8 @@ final class ProjectionRunner<E> implements SegmentRunner {
 
 	@Override
 	public synchronized void resume() {
-		if (this.resetting != null) {
-			this.pausedAfterReset = false;
+		if (this.afterReset == ProjectionState.PAUSED) {
+			this.afterReset = ProjectionState.RUNNING;
 		}
 		if (this.run.resume()) {
 			schedule(0);
@@ -444,19 +487,22 @@ final class ProjectionRunner<E> implements SegmentRunner {
 						new ResetInProgressException("projection " + this.id + " is being reset already"));
 			}
 			this.resetting = done;
-			this.pausedAfterReset = this.run.state() == ProjectionState.PAUSED;
+			this.afterReset = (this.run.state() == ProjectionState.PAUSED) ? ProjectionState.PAUSED
+					: ProjectionState.RUNNING;
 		}
 		// A start's load still in flight (a fenced cursor's fence) ends before the reset writes the cursor.
-		stop().thenCompose((ignored) -> loadEnded()).thenCompose((ignored) -> this.offsets.reset(this.id, to))
+		stopNow(true).thenCompose((ignored) -> loadEnded()).thenCompose((ignored) -> this.offsets.reset(this.id, to))
 			.thenCompose((ignored) -> {
 					this.run.stopped();
 					// A paused projection stays paused: the reset stores the offset, the resume reads from it. A
-					// pause or resume that came while the reset had it stopped decides instead (the last one wins):
-					// read in the start's own locked step, so that no call falls between the read and the start.
-					return startNow(null);
+					// start, stop, pause or resume that came while the reset had it stopped decides instead (the
+					// last one wins): read in the start's own locked step, so that no call falls between the read
+					// and the start.
+					return startNow(true);
 				}).whenComplete((ok, error) -> {
 					synchronized (this) {
 						this.resetting = null;
+						this.afterReset = null;
 					}
 					if (error != null) {
 						done.completeExceptionally(Errors.unwrap(error));

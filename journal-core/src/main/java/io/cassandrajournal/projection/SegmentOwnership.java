@@ -301,7 +301,7 @@ final class SegmentOwnership {
 		SegmentRunner runner = segment.runner;
 		CompletableFuture<Void> handOver = vacate(segment, term);
 		if (runner != null) {
-			runner.stop();
+			runner.retire();
 		}
 		if (handOver != null) {
 			handOver.complete(null);
@@ -387,7 +387,7 @@ final class SegmentOwnership {
 			SegmentRunner runner = segment.runner;
 			vacate(segment, term);
 			if (runner != null) {
-				runner.stop();
+				runner.retire();
 			}
 			takeFailed(segment, term, "could not start its runner", ex);
 			return;
@@ -513,7 +513,7 @@ final class SegmentOwnership {
 		this.handingOver.put(segment, done);
 		LeaseTerm term = segment.term;
 		SegmentRunner runner = segment.runner;
-		CompletionStage<Void> stopped = (runner != null) ? runner.stop() : CompletableFuture.completedFuture(null);
+		CompletionStage<Void> stopped = (runner != null) ? runner.retire() : CompletableFuture.completedFuture(null);
 		stopped.whenComplete((ok, error) -> this.context.thread().execute(() -> release(segment, term, done)));
 		return done;
 	}

@@ -1,5 +1,7 @@
 package io.cassandrajournal.projection;
 
+import java.util.concurrent.CompletionStage;
+
 import io.cassandrajournal.journal.AppendResult;
 
 /**
@@ -14,5 +16,14 @@ interface SegmentRunner extends ProjectionControl {
 	 * @param result an append of this process: read again at once if it concerns this segment
 	 */
 	void wake(AppendResult result);
+
+	/**
+	 * Stops for good, as {@link #stop()} does, when the segment's term ends or the segment is handed over: nothing
+	 * starts this runner again, not even a reset of it in progress (whose cursor write the term still fences); the
+	 * next term of the segment makes a new runner. A plain stop would be undone by such a reset, and the runner
+	 * left running outside any term (docs/reliability.md, finding 29, item 9).
+	 * @return completes once the batch in hand has ended (its cursor stored)
+	 */
+	CompletionStage<Void> retire();
 
 }

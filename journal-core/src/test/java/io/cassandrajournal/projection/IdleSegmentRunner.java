@@ -42,6 +42,11 @@ final class IdleSegmentRunner implements SegmentRunner {
 	}
 
 	@Override
+	public CompletionStage<Void> retire() {
+		return stop();
+	}
+
+	@Override
 	public void pause() {
 		this.state = ProjectionState.PAUSED;
 	}

@@ -21,10 +21,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A pause or a resume that arrives while a reset is between its stop and its start is kept: the reset starts the
- * projection again in the state the last control call asked for (docs/reliability.md, finding 29, the last item
- * it left alone). The reset is held in the offset store's write of the new offset, the one step where the
- * projection is STOPPED, so the call lands in that window every run.
+ * A start, stop, pause or resume that arrives while a reset is between its stop and its start is kept: the reset
+ * starts the projection again in the state the last control call asked for, or leaves it stopped (docs/reliability.md,
+ * finding 29, items 7 and 9). The reset is held in the offset store's write of the new offset, the one step where the
+ * projection is STOPPED, so the call lands in that window every run; the last case holds the reset's own start in
+ * its load instead.
  */
 class ProjectionResetControlTest {
 
@@ -41,6 +42,7 @@ class ProjectionResetControlTest {
 	@AfterEach
 	void close() {
 		this.offsets.release.complete(null);
+		this.offsets.loadReleased.complete(null);
 		this.engine.close();
 	}
 
@@ -111,15 +113,159 @@ class ProjectionResetControlTest {
 		await().atMost(BOUND).until(() -> this.handled.size() == 4);
 	}
 
-	/** In-memory offsets whose {@code reset} waits for {@link #release} (loads and saves as they are). */
+	@Test
+	void aStopWhileTheResetWritesTheOffsetKeepsItStopped() throws Exception {
+		ProjectionControl control = started();
+		CompletionStage<Void> reset = heldReset(control);
+
+		CompletionStage<Void> stopped = control.stop();
+		this.offsets.release.complete(null);
+		result(reset, BOUND);
+		result(stopped, BOUND);
+
+		assertThat(control.status().state()).as("the stop asked for during the reset")
+			.isEqualTo(ProjectionState.STOPPED);
+		result(control.start(), BOUND);
+		await("replayed from the reset's offset after the start").atMost(BOUND).until(() -> this.handled.size() == 4);
+		assertThat(this.handled).containsExactly(1L, 2L, 1L, 2L);
+	}
+
+	@Test
+	void aStopAndThenAStartWhileTheResetWritesTheOffsetLeaveItRunning() throws Exception {
+		ProjectionControl control = started();
+		CompletionStage<Void> reset = heldReset(control);
+
+		control.stop();
+		CompletionStage<Void> restarted = control.start();
+		this.offsets.release.complete(null);
+		result(reset, BOUND);
+		result(restarted, BOUND);
+
+		assertThat(control.status().state()).as("the last call wins").isEqualTo(ProjectionState.RUNNING);
+		await("replayed from the reset's offset").atMost(BOUND).until(() -> this.handled.size() == 4);
+	}
+
+	@Test
+	void aStartOfAPausedProjectionWhileTheResetWritesTheOffsetRunsIt() throws Exception {
+		ProjectionControl control = started();
+		control.pause();
+		CompletionStage<Void> reset = heldReset(control);
+
+		CompletionStage<Void> started = control.start();
+		this.offsets.release.complete(null);
+		result(reset, BOUND);
+		result(started, BOUND);
+
+		assertThat(control.status().state()).as("as a start of a paused projection does").isEqualTo(ProjectionState.RUNNING);
+		await("replayed from the reset's offset").atMost(BOUND).until(() -> this.handled.size() == 4);
+	}
+
+	@Test
+	void aStopAndThenAPauseWhileTheResetWritesTheOffsetLeaveItStopped() throws Exception {
+		ProjectionControl control = started();
+		CompletionStage<Void> reset = heldReset(control);
+
+		control.stop();
+		control.pause();
+		control.resume();
+		this.offsets.release.complete(null);
+		result(reset, BOUND);
+
+		assertThat(control.status().state()).as("a pause or resume of a stopped projection changes nothing")
+			.isEqualTo(ProjectionState.STOPPED);
+	}
+
+	@Test
+	void aStopAndAStartWhileTheResetsOwnStartLoadsLeaveItRunning() throws Exception {
+		ProjectionControl control = started();
+		this.offsets.holdNextLoad();
+		CompletionStage<Void> reset = control.reset(TagOffset.START);
+		this.offsets.release.complete(null);
+		assertThat(this.offsets.loading.await(BOUND.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS))
+			.as("the reset's start loads the offset").isTrue();
+
+		control.stop();
+		CompletionStage<Void> restarted = control.start();
+		this.offsets.loadReleased.complete(null);
+		result(reset, BOUND);
+		result(restarted, BOUND);
+
+		assertThat(control.status().state()).as("the start after the stop").isEqualTo(ProjectionState.RUNNING);
+		await("replayed from the reset's offset").atMost(BOUND).until(() -> this.handled.size() == 4);
+	}
+
+	@Test
+	void aRunnerRetiredWhileTheResetWritesTheOffsetIsNotStartedByIt() throws Exception {
+		ProjectionControl control = started();
+		CompletionStage<Void> reset = heldReset(control);
+
+		CompletionStage<Void> retired = ((SegmentRunner) control).retire();
+		this.offsets.release.complete(null);
+		result(reset, BOUND);
+		result(retired, BOUND);
+
+		assertThat(control.status().state()).as("retired during the reset").isEqualTo(ProjectionState.STOPPED);
+		assertThat(result(this.offsets.load(control.id()), BOUND)).as("the reset stored its offset").isEmpty();
+	}
+
+	@Test
+	void aRunnerRetiredBeforeAResetIsNotStartedByIt() throws Exception {
+		ProjectionControl control = started();
+		this.offsets.release.complete(null);
+		result(((SegmentRunner) control).retire(), BOUND);
+
+		result(control.reset(TagOffset.START), BOUND);
+		result(control.start(), BOUND);
+
+		assertThat(control.status().state()).as("a retired runner (its segment handed over) stays stopped")
+			.isEqualTo(ProjectionState.STOPPED);
+		assertThat(result(this.offsets.load(control.id()), BOUND)).as("the reset stored its offset").isEmpty();
+	}
+
+	@Test
+	void aResetWithNoCallDuringItLeavesTheProjectionRunning() throws Exception {
+		ProjectionControl control = started();
+		this.offsets.release.complete(null);
+
+		result(control.reset(TagOffset.START), BOUND);
+
+		assertThat(control.status().state()).isEqualTo(ProjectionState.RUNNING);
+		await("replayed from the reset's offset").atMost(BOUND).until(() -> this.handled.size() == 4);
+	}
+
+	/**
+	 * In-memory offsets whose {@code reset} waits for {@link #release}, and whose next load, once asked, waits for
+	 * {@link #loadReleased} (saves as they are).
+	 */
 	private static final class HeldResets extends DelegatingOffsetStore {
 
 		private final CountDownLatch resetting = new CountDownLatch(1);
 
 		private final CompletableFuture<Void> release = new CompletableFuture<>();
 
+		private final CountDownLatch loading = new CountDownLatch(1);
+
+		private final CompletableFuture<Void> loadReleased = new CompletableFuture<>();
+
+		private volatile boolean holdLoad;
+
 		HeldResets() {
 			super(new InMemoryOffsetStore());
+		}
+
+		/** The next load (the reset's own start's) waits for {@link #loadReleased}. */
+		void holdNextLoad() {
+			this.holdLoad = true;
+		}
+
+		@Override
+		public CompletionStage<java.util.Optional<TagOffset>> load(ProjectionId id) {
+			if (!this.holdLoad) {
+				return super.load(id);
+			}
+			this.holdLoad = false;
+			this.loading.countDown();
+			return this.loadReleased.thenComposeAsync((ignored) -> super.load(id));
 		}
 
 		@Override

@@ -134,6 +134,11 @@ class SegmentPauseTest {
 		}
 
 		@Override
+		public CompletionStage<Void> retire() {
+			return stop();
+		}
+
+		@Override
 		public CompletionStage<Void> reset(TagOffset offset) {
 			return CompletableFuture.completedFuture(null);
 		}
