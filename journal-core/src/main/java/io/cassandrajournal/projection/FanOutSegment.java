@@ -1,6 +1,7 @@
 package io.cassandrajournal.projection;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,6 +26,11 @@ import io.cassandrajournal.query.TagOffset;
  * the term, which stops every runner of the segment. Entities are added as the fan-out learns of them; once stopped
  * (the term ended or the segment is handed over) none is added again. Where this fits: {@link SharedFanOut} makes
  * one each time {@link SegmentOwnership} takes a segment.
+ * <p>
+ * Locks: this segment's lock guards its maps and flags; the application's handler factory runs outside it (a slow
+ * factory must not hold up the segment's status and control calls). A reset in progress ({@link Reset}) has a lock
+ * of its own, taken last, under which no other lock is taken and no future completes: the entities' resets end on
+ * any thread, which may hold a runner's lock, so their end must not wait for this segment's lock.
  */
 final class FanOutSegment implements SegmentRunner {
 
@@ -53,6 +59,21 @@ final class FanOutSegment implements SegmentRunner {
 	private boolean paused;
 
 	/**
+	 * Guarded by this: the entities whose runner is being made (the factory runs outside the lock), each with the
+	 * resets that wait for its add. A second add of one of them returns at once: one runner per entity.
+	 */
+	private final Map<String, List<Reset>> adding = new HashMap<>();
+
+	/**
+	 * Guarded by this: while the take adds the known entities ({@link #whileTaking}), the resets that wait for those
+	 * adds; {@code null} otherwise.
+	 */
+	private @Nullable List<Reset> taking;
+
+	/** Guarded by this: the resets in progress (one found ended is dropped). */
+	private final List<Reset> resets = new ArrayList<>();
+
+	/**
 	 * @param id the segment's identity (it has no cursor of its own)
 	 * @param runnerFor makes the runner of one entity under the segment's term
 	 * @param storedCursors reads an entity's stored cursor (for the status of an entity that failed)
@@ -65,19 +86,62 @@ final class FanOutSegment implements SegmentRunner {
 	}
 
 	/**
-	 * Starts the runner of an entity of this segment, unless it runs already or the segment was stopped.
+	 * Runs the adds of this segment's take (the entities known when it was taken; the take publishes the segment
+	 * first, so that an entity discovered meanwhile is not missed), once, before any reset can reach the segment.
+	 * A reset that begins before they end waits for them and covers every entity they add: it used to reset the
+	 * entities added so far and complete, while the take added the others with their old cursors
+	 * (docs/reliability.md, finding 29, item 10).
+	 * @param adds the take's adds, calling {@link #add} on this segment's entities
+	 */
+	void whileTaking(Runnable adds) {
+		synchronized (this) {
+			this.taking = new ArrayList<>();
+		}
+		try {
+			adds.run();
+		}
+		finally {
+			List<Reset> waiting;
+			synchronized (this) {
+				waiting = (this.taking != null) ? this.taking : List.of();
+				this.taking = null;
+			}
+			waiting.forEach(Reset::release);
+		}
+	}
+
+	/**
+	 * Starts the runner of an entity of this segment, unless it runs already, is being added, failed under this
+	 * term or the segment was stopped. The handler factory runs outside this segment's lock (it is the
+	 * application's code, and may be slow); the runner is then published and started in one locked step, so a
+	 * control call never reaches a runner whose start has not been called (docs/reliability.md, finding 29, item 2).
+	 * A reset in progress when the add begins, or begun while the factory runs, waits for the add and resets the
+	 * new runner instead of starting it: it starts from the reset's offset before it handles anything (finding 29,
+	 * item 10).
 	 * @param persistenceId an entity whose slice falls in the segment
 	 */
-	synchronized void add(String persistenceId) {
-		if (!this.active || this.runners.containsKey(persistenceId) || this.failed.containsKey(persistenceId)) {
-			return;
+	void add(String persistenceId) {
+		List<Reset> waiting = new ArrayList<>();
+		synchronized (this) {
+			if (!this.active || this.runners.containsKey(persistenceId) || this.failed.containsKey(persistenceId)
+					|| this.adding.containsKey(persistenceId)) {
+				return;
+			}
+			for (Reset reset : openResets()) {
+				if (reset.hold()) {
+					waiting.add(reset);
+				}
+			}
+			this.adding.put(persistenceId, waiting);
 		}
-		ProjectionRunner<?> runner;
+		ProjectionRunner<?> runner = null;
+		FailedEntityCursor failure = null;
 		try {
 			runner = this.runnerFor.apply(persistenceId);
 		}
 		catch (Exception | Error ex) {
 			if (Errors.fatal(ex)) {
+				added(persistenceId, null, null).forEach(Reset::release);
 				throw ex;
 			}
 			// One entity's failure (the user's handler factory, its meters; an exception or an Error such as a
@@ -88,18 +152,50 @@ final class FanOutSegment implements SegmentRunner {
 					+ "segment is taken again", this.id, persistenceId, ex);
 			// Its status shows its stored cursor, where it resumes, once read (it showed START; finding 32).
 			ProjectionId entity = ProjectionId.byPersistenceId(this.id.name() + "-" + persistenceId, persistenceId);
-			this.failed.put(persistenceId, FailedEntityCursor.read(entity, "could not create its runner: " + ex,
-					() -> this.storedCursors.apply(entity)));
-			return;
+			failure = FailedEntityCursor.read(entity, "could not create its runner: " + ex,
+					() -> this.storedCursors.apply(entity));
+		}
+		// Released once out of this segment's lock: the last release completes a reset, whose callers' code runs.
+		added(persistenceId, runner, failure).forEach(Reset::release);
+	}
+
+	/**
+	 * The locked end of an add: publishes the runner and starts it, or has the resets waiting for the add reset it
+	 * (the first one starts it; a second reset in progress is refused by the runner, as it is by each runner it
+	 * listed). Once the segment is stopped nothing is published: the runner made meanwhile is never started.
+	 * @return the resets that waited for the add: each to be released by the caller, out of this lock
+	 */
+	private synchronized List<Reset> added(String persistenceId, @Nullable ProjectionRunner<?> runner,
+			@Nullable FailedEntityCursor failure) {
+		List<Reset> waiting = this.adding.remove(persistenceId);
+		if (!this.active) {
+			return waiting;
+		}
+		if (failure != null) {
+			this.failed.put(persistenceId, failure);
 		}
 		if (runner == null) {
-			return;
+			return waiting;
 		}
 		this.runners.put(persistenceId, runner);
-		runner.start();
+		if (waiting.isEmpty()) {
+			runner.start();
+		}
+		else {
+			// No start first: the reset is the runner's start (its cursor is fenced before the reset writes it:
+			// FencedCursor#delete), so it reads nothing from the old cursor.
+			waiting.forEach((reset) -> reset.reset(runner));
+		}
 		if (this.paused) {
 			runner.pause();
 		}
+		return waiting;
+	}
+
+	/** @return the resets in progress, with those found ended dropped */
+	private List<Reset> openResets() {
+		this.resets.removeIf(Reset::over);
+		return this.resets;
 	}
 
 	/** @return how many entities this segment runs */
@@ -156,12 +252,33 @@ final class FanOutSegment implements SegmentRunner {
 		this.runners.values().forEach(ProjectionControl::resume);
 	}
 
+	/**
+	 * Resets every entity's runner, including those added while the reset runs: the runners are listed under this
+	 * segment's lock (so never one whose start has not been called), and an entity whose add is in flight then, or
+	 * begins before the reset ends, or that the take adds before it ends, is reset by it too. The reset completes
+	 * only when all of those have been reset (docs/reliability.md, finding 29, item 10).
+	 */
 	@Override
 	public CompletionStage<Void> reset(TagOffset offset) {
-		List<CompletableFuture<Void>> each = each((runner) -> runner.reset(offset));
+		Reset reset = new Reset(offset);
+		List<ProjectionRunner<?>> listed;
+		synchronized (this) {
+			listed = List.copyOf(this.runners.values());
+			openResets().add(reset);
+			for (List<Reset> waiting : this.adding.values()) {
+				reset.hold();
+				waiting.add(reset);
+			}
+			if (this.taking != null) {
+				reset.hold();
+				this.taking.add(reset);
+			}
+		}
+		listed.forEach(reset::reset);
+		reset.release();
 		// A real failure of one entity is reported before another's refusal (a reset of it ran already): the
 		// owner releases the segment for the first, not for the second.
-		return ResetInProgressException.allOf(each);
+		return reset.ended.thenCompose(ResetInProgressException::allOf);
 	}
 
 	@Override
@@ -189,8 +306,8 @@ final class FanOutSegment implements SegmentRunner {
 
 	/**
 	 * Applies a control call to every entity's runner. The runners are listed under this segment's lock, which
-	 * {@link #add} holds from putting a runner in the map until its start has been called: a reset never reaches a
-	 * runner whose start (and so whose fence) has not begun yet (docs/reliability.md, finding 29).
+	 * {@link #add} holds from putting a runner in the map until its start (or its reset) has been called: a control
+	 * call never reaches a runner whose start (and so whose fence) has not begun yet (docs/reliability.md, finding 29).
 	 */
 	private CompletionStage<Void> all(Function<ProjectionRunner<?>, CompletionStage<Void>> action) {
 		return CompletableFuture.allOf(each(action).toArray(CompletableFuture[]::new));
@@ -202,6 +319,78 @@ final class FanOutSegment implements SegmentRunner {
 			each = List.copyOf(this.runners.values());
 		}
 		return each.stream().map((runner) -> action.apply(runner).toCompletableFuture()).toList();
+	}
+
+	/**
+	 * A reset of this segment in progress. It is held by its own listing, by each add in flight while it runs, by the
+	 * take's adds and by each entity's reset it started; when the last hold is released it ends, and only then
+	 * hands over the entities' resets, all ended, so that one added late is never left out of the outcome. Its lock
+	 * is taken last (under the segment's lock or alone) and {@link #ended} completes out of it.
+	 */
+	private static final class Reset {
+
+		private final TagOffset offset;
+
+		/** Guarded by this: the entities' resets. */
+		private final List<CompletableFuture<Void>> each = new ArrayList<>();
+
+		/** Guarded by this: what still holds it (1: its listing). */
+		private int holds = 1;
+
+		/** Guarded by this. */
+		private boolean over;
+
+		/** Completes with the entities' resets, all ended, once nothing holds this reset. */
+		final CompletableFuture<List<CompletableFuture<Void>>> ended = new CompletableFuture<>();
+
+		Reset(TagOffset offset) {
+			this.offset = offset;
+		}
+
+		synchronized boolean over() {
+			return this.over;
+		}
+
+		/** @return whether it is held now (false: it ended already) */
+		synchronized boolean hold() {
+			if (this.over) {
+				return false;
+			}
+			this.holds++;
+			return true;
+		}
+
+		/**
+		 * Resets one entity's runner as part of this reset; the caller holds it, so it has not ended.
+		 * @param runner the entity's runner
+		 */
+		void reset(ProjectionRunner<?> runner) {
+			CompletableFuture<Void> one;
+			try {
+				one = runner.reset(this.offset).toCompletableFuture();
+			}
+			catch (RuntimeException ex) {
+				one = CompletableFuture.failedFuture(ex);
+			}
+			synchronized (this) {
+				this.each.add(one);
+				this.holds++;
+			}
+			one.whenComplete((ok, error) -> release());
+		}
+
+		void release() {
+			List<CompletableFuture<Void>> all;
+			synchronized (this) {
+				if (--this.holds > 0) {
+					return;
+				}
+				this.over = true;
+				all = List.copyOf(this.each);
+			}
+			this.ended.complete(all);
+		}
+
 	}
 
 }

@@ -77,14 +77,17 @@ final class SharedFanOut extends AbstractSegmentedControl {
 		FanOutSegment runner = new FanOutSegment(segment.id, (entity) -> this.entities.create(entity, mayGoOn, cursor),
 				this.offsets::peek);
 		// Published before the known entities are read: an entity discovered meanwhile is added by discovered() or
-		// found here (add is idempotent).
-		publish(segment, runner, () -> {
-		});
-		for (String entity : this.known) {
-			if (segment.range.contains(this.slices.applyAsInt(entity))) {
-				runner.add(entity);
+		// found here (add is idempotent). Publication included in the take's adds: a reset that reaches the segment
+		// before they end covers every entity they add (docs/reliability.md, finding 29, item 10).
+		runner.whileTaking(() -> {
+			publish(segment, runner, () -> {
+			});
+			for (String entity : this.known) {
+				if (segment.range.contains(this.slices.applyAsInt(entity))) {
+					runner.add(entity);
+				}
 			}
-		}
+		});
 		return runner;
 	}
 
