@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -97,14 +98,26 @@ final class FanOutSegment implements SegmentRunner {
 		synchronized (this) {
 			this.taking = new ArrayList<>();
 		}
+		Throwable failure = null;
 		try {
 			adds.run();
+		}
+		catch (RuntimeException | Error ex) {
+			failure = ex;
+			throw ex;
 		}
 		finally {
 			List<Reset> waiting;
 			synchronized (this) {
 				waiting = (this.taking != null) ? this.taking : List.of();
 				this.taking = null;
+			}
+			if (failure != null) {
+				// The take did not add every entity: a reset that waited for it may have left some out, so it
+				// does not report success (the segment is released for the take's failure anyway).
+				IllegalStateException incomplete = new IllegalStateException("the take of fan-out segment " + this.id
+						+ " failed before it added every entity; a reset during it may have left some out", failure);
+				waiting.forEach((reset) -> reset.failed(incomplete));
 			}
 			waiting.forEach(Reset::release);
 		}
@@ -134,48 +147,67 @@ final class FanOutSegment implements SegmentRunner {
 			}
 			this.adding.put(persistenceId, waiting);
 		}
-		ProjectionRunner<?> runner = null;
-		FailedEntityCursor failure = null;
 		try {
-			runner = this.runnerFor.apply(persistenceId);
-		}
-		catch (Exception | Error ex) {
-			if (Errors.fatal(ex)) {
-				added(persistenceId, null, null).forEach(Reset::release);
-				throw ex;
+			ProjectionRunner<?> runner = null;
+			FailedEntityCursor failure = null;
+			try {
+				runner = this.runnerFor.apply(persistenceId);
 			}
-			// One entity's failure (the user's handler factory, its meters; an exception or an Error such as a
-			// handler class that cannot be initialized) never stops the others: it stays FAILED for this term and is
-			// tried again when the segment is next taken. An Error let through would end the lease loop (the segment's
-			// take runs on it) while the renewals kept the segment held, or end the fan-out's discovery task.
-			logger.error("Fan-out segment {}: could not create the runner of entity {}; it does not run until the "
-					+ "segment is taken again", this.id, persistenceId, ex);
-			// Its status shows its stored cursor, where it resumes, once read (it showed START; finding 32).
-			ProjectionId entity = ProjectionId.byPersistenceId(this.id.name() + "-" + persistenceId, persistenceId);
-			failure = FailedEntityCursor.read(entity, "could not create its runner: " + ex,
-					() -> this.storedCursors.apply(entity));
+			catch (Exception | Error ex) {
+				if (Errors.fatal(ex)) {
+					throw ex;
+				}
+				// One entity's failure (the user's handler factory, its meters; an exception or an Error such as a
+				// handler class that cannot be initialized) never stops the others: it stays FAILED for this term and
+				// is tried again when the segment is next taken. An Error let through would end the lease loop (the
+				// segment's take runs on it) while the renewals kept the segment held, or end the fan-out's discovery
+				// task.
+				logger.error("Fan-out segment {}: could not create the runner of entity {}; it does not run until the "
+						+ "segment is taken again", this.id, persistenceId, ex);
+				// Its status shows its stored cursor, where it resumes, once read (it showed START; finding 32).
+				ProjectionId entity = ProjectionId.byPersistenceId(this.id.name() + "-" + persistenceId, persistenceId);
+				failure = FailedEntityCursor.read(entity, "could not create its runner: " + ex,
+						() -> this.storedCursors.apply(entity));
+			}
+			added(persistenceId, runner, failure);
 		}
-		// Released once out of this segment's lock: the last release completes a reset, whose callers' code runs.
-		added(persistenceId, runner, failure).forEach(Reset::release);
+		finally {
+			// On every path, a fatal error included: a hold never released would keep the resets open for the rest
+			// of the term (and turn every later add into a rebuild). Released out of this segment's lock: the last
+			// release completes a reset, whose callers' code runs.
+			List<Reset> release;
+			synchronized (this) {
+				this.adding.remove(persistenceId, waiting);
+				release = List.copyOf(waiting);
+			}
+			release.forEach(Reset::release);
+		}
 	}
 
 	/**
 	 * The locked end of an add: publishes the runner and starts it, or has the resets waiting for the add reset it
 	 * (the first one starts it; a second reset in progress is refused by the runner, as it is by each runner it
-	 * listed). Once the segment is stopped nothing is published: the runner made meanwhile is never started.
-	 * @return the resets that waited for the add: each to be released by the caller, out of this lock
+	 * listed). Once the segment is stopped nothing is published: the runner made meanwhile is retired, never
+	 * started, and a reset that waited for it still resets it (its cursor written while the term lets it, as for
+	 * the runners the reset listed; docs/reliability.md, finding 29, item 9), so the reset never reports an entity
+	 * rebuilt that it left out. The caller releases the resets that waited, out of this lock.
 	 */
-	private synchronized List<Reset> added(String persistenceId, @Nullable ProjectionRunner<?> runner,
+	private synchronized void added(String persistenceId, @Nullable ProjectionRunner<?> runner,
 			@Nullable FailedEntityCursor failure) {
-		List<Reset> waiting = this.adding.remove(persistenceId);
+		// From here no reset joins the add: a reset that begins now lists the published runner instead.
+		List<Reset> waiting = Objects.requireNonNull(this.adding.remove(persistenceId));
 		if (!this.active) {
-			return waiting;
+			if (runner != null && !waiting.isEmpty()) {
+				runner.retire();
+				waiting.forEach((reset) -> reset.reset(runner));
+			}
+			return;
 		}
 		if (failure != null) {
 			this.failed.put(persistenceId, failure);
 		}
 		if (runner == null) {
-			return waiting;
+			return;
 		}
 		this.runners.put(persistenceId, runner);
 		if (waiting.isEmpty()) {
@@ -189,7 +221,6 @@ final class FanOutSegment implements SegmentRunner {
 		if (this.paused) {
 			runner.pause();
 		}
-		return waiting;
 	}
 
 	/** @return the resets in progress, with those found ended dropped */
@@ -274,8 +305,12 @@ final class FanOutSegment implements SegmentRunner {
 				this.taking.add(reset);
 			}
 		}
-		listed.forEach(reset::reset);
-		reset.release();
+		try {
+			listed.forEach(reset::reset);
+		}
+		finally {
+			reset.release();
+		}
 		// A real failure of one entity is reported before another's refusal (a reset of it ran already): the
 		// owner releases the segment for the first, not for the second.
 		return reset.ended.thenCompose(ResetInProgressException::allOf);
@@ -366,17 +401,31 @@ final class FanOutSegment implements SegmentRunner {
 		 */
 		void reset(ProjectionRunner<?> runner) {
 			CompletableFuture<Void> one;
+			Throwable fatal = null;
 			try {
 				one = runner.reset(this.offset).toCompletableFuture();
 			}
-			catch (RuntimeException ex) {
+			catch (Exception | Error ex) {
+				// Recorded, so that this reset reports it and its holds stay balanced; a fatal error goes on up.
 				one = CompletableFuture.failedFuture(ex);
+				fatal = Errors.fatal(ex) ? ex : null;
 			}
 			synchronized (this) {
 				this.each.add(one);
 				this.holds++;
 			}
 			one.whenComplete((ok, error) -> release());
+			if (fatal instanceof Error error) {
+				throw error;
+			}
+		}
+
+		/**
+		 * Records a failure of this reset that is not one entity's (the take it waited for failed); the caller
+		 * holds it, so it has not ended.
+		 */
+		synchronized void failed(Throwable error) {
+			this.each.add(CompletableFuture.failedFuture(error));
 		}
 
 		void release() {

@@ -231,6 +231,103 @@ class FanOutResetTest {
 		assertThat(this.term.lost()).as("the term survived the reset").isFalse();
 	}
 
+	/**
+	 * The segment is retired (handed over, or its term ended) while an entity's factory runs and a reset waits for
+	 * that entity: the runner made meanwhile was dropped, and the reset completed as if it had rebuilt the entity,
+	 * whose cursor kept its old offset for the next owner. Now the runner is retired, never started, and the reset
+	 * still writes its cursor under the term.
+	 */
+	@Test
+	void aResetWaitingForAnEntityOfASegmentRetiredMeanwhileStillResetsItsCursor() throws Exception {
+		storedAfterTheirEvents("a", "b");
+		CountDownLatch making = new CountDownLatch(1);
+		FanOutSegment segment = made(new FanOutSegment(SEGMENT, (entity) -> {
+			if (entity.equals("b")) {
+				making.countDown();
+				awaitQuietly(this.released);
+			}
+			return runner(entity, this.term::valid, this.cursors);
+		}, this.offsets::peek));
+		segment.add("a");
+		Future<?> adding = this.callers.submit(() -> segment.add("b"));
+		assertThat(making.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("the factory runs for b").isTrue();
+		CompletableFuture<Void> reset = segment.reset(TagOffset.START).toCompletableFuture();
+
+		result(segment.retire(), BOUND);
+		this.released.countDown();
+		adding.get(BOUND.toMillis(), TimeUnit.MILLISECONDS);
+		result(reset, BOUND);
+
+		assertThat(result(new DurableStateOffsetStore(this.states).load(id("b")), BOUND).orElse(TagOffset.START))
+			.as("b's cursor reset (to the start) by the reset that waited for it").isEqualTo(TagOffset.START);
+		assertThat(segment.entities()).as("nothing published on a retired segment").isEqualTo(1);
+		assertThat(handled("b")).as("the retired segment's runner never started").isEmpty();
+	}
+
+	/**
+	 * The take's adds fail part-way (here the slice lookup of its second entity) while a reset waits for them: the
+	 * reset completed successfully with only the entities added so far. It now fails, saying some may be left out.
+	 */
+	@Test
+	void aResetWaitingForATakeThatFailsPartWayDoesNotReportSuccess() throws Exception {
+		storedAfterTheirEvents("a", "b");
+		CountDownLatch between = new CountDownLatch(1);
+		AtomicBoolean taking = new AtomicBoolean();
+		AtomicInteger looked = new AtomicInteger();
+		ToIntFunction<String> slices = (entity) -> {
+			if (taking.get() && looked.incrementAndGet() == 2) {
+				between.countDown();
+				awaitQuietly(this.released);
+				throw new IllegalStateException("the slice lookup failed");
+			}
+			return 0;
+		};
+		SharedFanOut fanOut = new SharedFanOut("view", 1, this::runner, slices, context());
+		fanOut.discovered(List.of("a", "b"));
+		taking.set(true);
+		SegmentedProjection.Segment segment = fanOut.segments().get(0);
+		Future<SegmentRunner> take = this.callers.submit(() -> fanOut.take(segment, this.term::valid, this.cursors));
+		assertThat(between.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("the take added its first entity")
+			.isTrue();
+
+		CompletableFuture<Void> reset = fanOut.reset(TagOffset.START).toCompletableFuture();
+		this.released.countDown();
+		assertThat(take).as("the take failed").failsWithin(BOUND);
+		assertThat(reset).as("the reset that waited for the take").failsWithin(BOUND)
+			.withThrowableThat()
+			.withMessageContaining("failed before it added every entity");
+	}
+
+	/**
+	 * An add whose failure handling itself fails with a fatal error (here reading the failed entity's stored
+	 * cursor for its status) left the reset that waited for it held for the rest of the term: it never completed,
+	 * and every later add became a rebuild. The add now releases what it held on every path.
+	 */
+	@Test
+	void anAddThatFailsFatallyReleasesTheResetThatWaitedForIt() throws Exception {
+		storedAfterTheirEvents("a");
+		CountDownLatch making = new CountDownLatch(1);
+		FanOutSegment segment = made(new FanOutSegment(SEGMENT, (entity) -> {
+			if (entity.equals("b")) {
+				making.countDown();
+				awaitQuietly(this.released);
+				throw new IllegalStateException("the application's factory failed");
+			}
+			return runner(entity, this.term::valid, this.cursors);
+		}, (entity) -> {
+			throw new InternalError("reading the stored cursor failed fatally");
+		}));
+		segment.add("a");
+		Future<?> adding = this.callers.submit(() -> segment.add("b"));
+		assertThat(making.await(BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("the factory runs for b").isTrue();
+		CompletableFuture<Void> reset = segment.reset(TagOffset.START).toCompletableFuture();
+
+		this.released.countDown();
+		assertThat(adding).as("the fatal error goes on up").failsWithin(BOUND);
+		assertThat(reset).as("the reset that waited for the add").succeedsWithin(BOUND);
+		await("a rebuilt").atMost(BOUND).until(() -> rebuilt("a"));
+	}
+
 	private static void awaitQuietly(CountDownLatch latch) {
 		try {
 			latch.await(BOUND.toMillis(), TimeUnit.MILLISECONDS);
