@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +23,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import io.cassandrajournal.projection.DeadLetter;
 import io.cassandrajournal.projection.ProjectionControl;
 import io.cassandrajournal.projection.ProjectionEngine;
+import io.cassandrajournal.projection.ResetInProgressException;
 import io.cassandrajournal.projection.SegmentStatus;
 import io.cassandrajournal.query.TagOffset;
 
@@ -36,7 +38,9 @@ import io.cassandrajournal.query.TagOffset;
  * {@code start}, {@code stop}, {@code reset} (optional body: {@code {"fromTimestamp": ..}} for a by-tag
  * projection, {@code {"fromSequenceNr": ..}} for a by-persistenceId one; otherwise from the beginning),
  * {@code skip} or {@code redeliver}. Input the projection cannot use (an unknown action, the other kind's
- * reset field, both fields, negative values) is a bad request (400) with the reason.
+ * reset field, both fields, negative values) is a bad request (400) with the reason. A reset asked for while
+ * another reset of the projection runs fails with {@link ResetInProgressException} (the running reset goes on);
+ * over HTTP, {@link ProjectionsEndpointWebExtension} answers it with 409 Conflict.
  * <p>
  * Read-only by default: write operations need {@code management.endpoint.projections.access=unrestricted},
  * and the endpoint is reachable over HTTP only when listed in {@code management.endpoints.web.exposure.include}.
@@ -183,16 +187,25 @@ public class ProjectionsEndpoint {
 		return new InvalidEndpointRequestException(reason, reason);
 	}
 
-	/** Waits for an operation; an argument the projection refuses is a bad request (400). */
+	/**
+	 * Waits for an operation. An argument the projection refuses is a bad request (400); a reset refused because
+	 * another reset of the projection runs is thrown as the {@link ResetInProgressException} itself (an
+	 * {@link IllegalStateException}), which {@link ProjectionsEndpointWebExtension} answers with 409 over HTTP; any
+	 * other failure is an {@link IllegalStateException} (500).
+	 */
 	private static <T> T join(CompletionStage<T> stage) {
 		try {
 			return stage.toCompletableFuture().get(60, TimeUnit.SECONDS);
 		}
 		catch (ExecutionException ex) {
-			if (ex.getCause() instanceof IllegalArgumentException refused) {
+			Throwable cause = unwrap(ex);
+			if (cause instanceof IllegalArgumentException refused) {
 				throw invalid(refused.getMessage());
 			}
-			throw new IllegalStateException("Projection operation failed: " + ex.getCause(), ex.getCause());
+			if (cause instanceof ResetInProgressException inProgress) {
+				throw inProgress;
+			}
+			throw new IllegalStateException("Projection operation failed: " + cause, cause);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -201,6 +214,15 @@ public class ProjectionsEndpoint {
 		catch (TimeoutException ex) {
 			throw new IllegalStateException("Projection operation did not complete within 60 s", ex);
 		}
+	}
+
+	private static Throwable unwrap(Throwable error) {
+		Throwable current = error;
+		while ((current instanceof ExecutionException || current instanceof CompletionException)
+				&& current.getCause() != null) {
+			current = current.getCause();
+		}
+		return current;
 	}
 
 }

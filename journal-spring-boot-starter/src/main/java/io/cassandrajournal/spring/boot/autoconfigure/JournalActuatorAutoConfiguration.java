@@ -5,6 +5,7 @@ import java.util.Set;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -19,10 +20,12 @@ import io.cassandrajournal.projection.ProjectionEngine;
 import io.cassandrajournal.projection.ProjectionSharing;
 import io.cassandrajournal.projection.ProjectionState;
 import io.cassandrajournal.spring.boot.actuate.ProjectionsEndpoint;
+import io.cassandrajournal.spring.boot.actuate.ProjectionsEndpointWebExtension;
 import io.cassandrajournal.spring.boot.health.ProjectionsHealthIndicator;
 
 /**
- * The {@code projections} actuator endpoint and the {@code projections} health contributor. The health reports
+ * The {@code projections} actuator endpoint (with its web extension, which answers a reset refused because another
+ * runs with 409) and the {@code projections} health contributor. The health reports
  * ownerless segments with the lease timeout of the {@link ProjectionSharing} bean (the one the engine shares
  * through), whether it came from the {@code journal.cassandra.projections.sharing.*} properties or from the
  * application.
@@ -40,6 +43,15 @@ public final class JournalActuatorAutoConfiguration {
 		@ConditionalOnMissingBean
 		ProjectionsEndpoint projectionsEndpoint(ProjectionEngine engine) {
 			return new ProjectionsEndpoint(engine);
+		}
+
+		/** Over HTTP only: answers a reset refused because another runs with 409. */
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnBean(ProjectionsEndpoint.class)
+		@ConditionalOnAvailableEndpoint(endpoint = ProjectionsEndpoint.class, exposure = EndpointExposure.WEB)
+		ProjectionsEndpointWebExtension projectionsEndpointWebExtension(ProjectionsEndpoint endpoint) {
+			return new ProjectionsEndpointWebExtension(endpoint);
 		}
 
 	}

@@ -12,13 +12,16 @@ import io.cassandrajournal.CassandraJournalOptions;
 import io.cassandrajournal.inmemory.InMemoryJournal;
 import io.cassandrajournal.projection.ProjectionEngine;
 import io.cassandrajournal.projection.ProjectionSharing;
+import io.cassandrajournal.spring.boot.actuate.ProjectionsEndpoint;
+import io.cassandrajournal.spring.boot.actuate.ProjectionsEndpointWebExtension;
 import io.cassandrajournal.spring.boot.health.ProjectionsHealthIndicator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The projections health contributor takes the lease timeout from the {@link ProjectionSharing} bean the engine
- * is built with, not from the properties: a user-supplied bean may disagree with them (no Cassandra needed).
+ * is built with, not from the properties: a user-supplied bean may disagree with them (no Cassandra needed). The
+ * endpoint's web extension is there when the endpoint is exposed over HTTP, and only then.
  */
 class JournalActuatorAutoConfigurationTest {
 
@@ -47,6 +50,18 @@ class JournalActuatorAutoConfigurationTest {
 		this.runner.withBean(ProjectionSharing.class, JournalActuatorAutoConfigurationTest::userSharing)
 			.run((context) -> assertThat(context.getBean(ProjectionsHealthIndicator.class).leaseTimeout())
 				.as("sharing.enabled unset, but the engine shares through the bean").isEqualTo(Duration.ofSeconds(7)));
+	}
+
+	@Test
+	void theWebExtensionAnsweringARefusedResetWith409ComesWithTheEndpointWhenItIsExposedOverHttp() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=projections")
+			.run((context) -> assertThat(context).hasSingleBean(ProjectionsEndpoint.class)
+				.hasSingleBean(ProjectionsEndpointWebExtension.class));
+		this.runner.withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=projections")
+			.run((context) -> assertThat(context).as("JMX only").hasSingleBean(ProjectionsEndpoint.class)
+				.doesNotHaveBean(ProjectionsEndpointWebExtension.class));
+		this.runner.run((context) -> assertThat(context).as("not exposed").doesNotHaveBean(ProjectionsEndpoint.class)
+			.doesNotHaveBean(ProjectionsEndpointWebExtension.class));
 	}
 
 	@Test

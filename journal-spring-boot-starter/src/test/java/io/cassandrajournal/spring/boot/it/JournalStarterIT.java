@@ -8,6 +8,9 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -30,7 +33,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The starter in a running application on a real node: annotated projections, health, Prometheus meters,
- * the projections endpoint, and what happens when Cassandra goes away and comes back.
+ * the projections endpoint (a reset while another runs answered with 409), and what happens when Cassandra goes
+ * away and comes back.
  */
 @SpringBootTest(classes = StarterTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "journal.cassandra.use-tag-index=true", "journal.cassandra.projections.poll-interval=300ms",
@@ -119,6 +123,44 @@ class JournalStarterIT {
 		await().atMost(Duration.ofSeconds(30))
 			.until(() -> this.views.byTag.contains("starter-acct-1#3+100") && this.views.byTag.contains("starter-acct-2#2+7")
 					&& this.views.byPid.contains(3L));
+
+		aResetWhileAnotherRunsIsAConflictAndTheRunningResetGoesOn();
+	}
+
+	/**
+	 * A reset asked for while another reset of the projection runs is refused with 409 and a body saying so; the
+	 * running reset goes on (200, and the projection replays from the start). The first reset is held by the by-pid
+	 * handler, which does not end event 4 until let go: a reset first stops the projection, and the stop waits for
+	 * the event in hand.
+	 */
+	private void aResetWhileAnotherRunsIsAConflictAndTheRunningResetGoesOn() throws Exception {
+		CountDownLatch gate = new CountDownLatch(1);
+		this.views.byPidGate = gate;
+		int before;
+		try {
+			append("starter-acct-1", 3, new TestEvents.Deposited(1));
+			await().atMost(Duration.ofSeconds(20)).until(() -> this.views.byPidHeld.contains(4L));
+			before = this.views.byPid.size();
+			CompletableFuture<HttpResponse<String>> first = this.http.sendAsync(
+					request("/actuator/projections/by-pid/reset", "{}"), HttpResponse.BodyHandlers.ofString());
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> "STOPPED".equals(get("/actuator/projections/by-pid").get("state")));
+
+			HttpResponse<String> refused = post("/actuator/projections/by-pid/reset", "{\"fromSequenceNr\": 2}");
+
+			assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
+			assertThat(refused.body()).contains("reset in progress", "refused", "in progress and goes on");
+			assertThat(first).isNotDone();
+			gate.countDown();
+			assertThat(first.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+		}
+		finally {
+			gate.countDown();
+			this.views.byPidGate = null;
+		}
+		// Event 4 ends, then the running reset (from the start, not the refused one's 2) replays everything.
+		await().atMost(Duration.ofSeconds(20)).until(() -> this.views.byPid.size() >= before + 5);
+		assertThat(this.views.byPid.subList(before, before + 5)).containsExactly(4L, 1L, 2L, 3L, 4L);
 	}
 
 	private void append(String pid, long expected, TestEvents... events) {
@@ -163,10 +205,14 @@ class JournalStarterIT {
 	}
 
 	private HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
-		return this.http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
+		return this.http.send(request(path, json), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private HttpRequest request(String path, String json) {
+		return HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
 			.POST(HttpRequest.BodyPublishers.ofString(json))
 			.header("Content-Type", "application/json")
-			.build(), HttpResponse.BodyHandlers.ofString());
+			.build();
 	}
 
 }
