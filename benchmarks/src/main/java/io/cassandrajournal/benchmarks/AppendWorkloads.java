@@ -164,7 +164,7 @@ final class AppendWorkloads {
 	/**
 	 * Sequential appends to one persistenceId, ours against the raw claim + batch, under {@link Bench#rounds}
 	 * like the throughput workloads: in a full run a dropped warm-up round first (until 2026-12-04, session 20,
-	 * this workload had none, and its first round met fresh prepared statements and a cold JIT), then more rounds
+	 * this workload had none, and its first round met a cold JIT and a node just started), then more rounds
 	 * while a side's per-round p50 spreads over 20%; the side that goes first alternates by round (before, ours
 	 * always went first).
 	 */
