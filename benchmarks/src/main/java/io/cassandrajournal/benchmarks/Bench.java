@@ -109,9 +109,10 @@ record Bench(CqlSession session, CassandraJournalOptions options, JacksonEventSe
 
 	/**
 	 * A workload's figures of its measured rounds: the last {@code rounds} of a per-round list that {@link #rounds}
-	 * did not trim (it holds the warm-up's figure first in a full run).
+	 * did not trim (it holds the warm-up's figure first in a full run): figures, or what a round kept beside them
+	 * (the latency workload's histograms).
 	 */
-	static List<Double> measured(List<Double> perRound, int rounds) {
+	static <T> List<T> measured(List<T> perRound, int rounds) {
 		return perRound.subList(Math.max(0, perRound.size() - rounds), perRound.size());
 	}
 

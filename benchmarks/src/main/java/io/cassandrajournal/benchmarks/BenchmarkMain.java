@@ -186,8 +186,8 @@ public final class BenchmarkMain {
 			if (selected("reads", "replay-100k-upcast", "replay-100k-upcast-tree")) {
 				reads.replayUpcast().forEach((r) -> results.add(log(r)));
 			}
-			if (selected("reads", "tag-walk")) {
-				results.add(log(reads.tagWalk()));
+			if (selected("reads", "tag-walk", "tag-walk-deserialized")) {
+				reads.tagWalk().forEach((r) -> results.add(log(r)));
 			}
 			if (selected("reads", "tag-walk-bucketed")) {
 				results.add(log(reads.tagWalkBucketed()));

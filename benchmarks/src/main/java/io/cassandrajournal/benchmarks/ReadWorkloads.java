@@ -134,7 +134,18 @@ final class ReadWorkloads {
 						+ "for the stored kind (the identity function on the JSON tree); " + note));
 	}
 
-	Result tagWalk() {
+	/**
+	 * One tag's walk, three sides in the same rounds (the order rotating, as {@code append-nolwt-1}'s):
+	 * ours ({@code forEachCurrentEventByTag}, each payload deserialized into a record, the next page requested
+	 * before the current one is delivered), the raw paged SELECT reading the payload text and the tags (each page's
+	 * rows, then the next page), and the same raw walk deserializing each payload into the same record with the
+	 * benchmark's serializer (ours' mapper) and requesting the next page first, as ours. Added 2026-12-04, session
+	 * 20 (engineer B): the plain raw side neither deserializes nor prefetches, so {@code tag-walk}'s ratio holds
+	 * the cost of Jackson, and the gain of the prefetch, beside our overhead.
+	 * @return {@code tag-walk} (ours against the plain raw walk, as before) and {@code tag-walk-deserialized}
+	 * (ours against the raw walk that deserializes and prefetches as ours: our overhead alone)
+	 */
+	List<Result> tagWalk() {
 		int events = this.bench.sizes().tagEvents();
 		String tag = "walk-" + System.nanoTime();
 		int pids = 20;
@@ -142,27 +153,48 @@ final class ReadWorkloads {
 			seed(tag + "-" + p, tag, events / pids);
 		}
 		PreparedStatement select = rawTagWalk(this.bench, this.options);
+		JacksonEventSerializer serializer = this.bench.serializer();
 		List<Double> ours = new ArrayList<>();
 		List<Double> raws = new ArrayList<>();
-		this.bench.rounds((round) -> Bench.alternate(round, () -> {
-			AtomicLong count = new AtomicLong();
-			Phase phase = Phase.begin("tag-walk", "ours");
-			long started = System.nanoTime();
-			Bench.join(this.query.forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START,
-					AppendWorkloads.Deposited.class, (e) -> count.incrementAndGet()));
-			ours.add(check(count.get(), events) / ((System.nanoTime() - started) / 1e9));
-			phase.end(count.get());
-		}, () -> {
-			AtomicLong rawCount = new AtomicLong();
-			Phase phase = Phase.begin("tag-walk", "raw");
-			long started = System.nanoTime();
-			Bench.join(forEach(this.bench.session().executeAsync(bindRawTagWalk(select, tag)), rawCount));
-			raws.add(check(rawCount.get(), events) / ((System.nanoTime() - started) / 1e9));
-			phase.end(rawCount.get());
-		}), ours, raws);
-		return Result.of("tag-walk", "events/s", ours, raws, events + " events of one tag partition, page size "
-				+ this.options.pageSize() + "; both one paged SELECT with ours' bounds (after the start offset, up to "
-				+ "the walk's start time); ours also deserializes each payload");
+		List<Double> deserializing = new ArrayList<>();
+		this.bench.rounds((round) -> {
+			for (int side = 0; side < 3; side++) {
+				switch ((round + side) % 3) {
+					case 0 -> {
+						AtomicLong count = new AtomicLong();
+						Phase phase = Phase.begin("tag-walk", "ours");
+						long started = System.nanoTime();
+						Bench.join(this.query.forEachCurrentEventByTag(TagFilter.tag(tag), TagOffset.START,
+								AppendWorkloads.Deposited.class, (e) -> count.incrementAndGet()));
+						ours.add(check(count.get(), events) / ((System.nanoTime() - started) / 1e9));
+						phase.end(count.get());
+					}
+					case 1 -> {
+						AtomicLong rawCount = new AtomicLong();
+						Phase phase = Phase.begin("tag-walk", "raw");
+						long started = System.nanoTime();
+						Bench.join(forEach(this.bench.session().executeAsync(bindRawTagWalk(select, tag)), rawCount));
+						raws.add(check(rawCount.get(), events) / ((System.nanoTime() - started) / 1e9));
+						phase.end(rawCount.get());
+					}
+					default -> {
+						AtomicLong rawCount = new AtomicLong();
+						Phase phase = Phase.begin("tag-walk", "raw-deserialized");
+						long started = System.nanoTime();
+						Bench.join(forEachDeserialized(this.bench.session().executeAsync(bindRawTagWalk(select, tag)),
+								serializer, AppendWorkloads.Deposited.class, rawCount));
+						deserializing.add(check(rawCount.get(), events) / ((System.nanoTime() - started) / 1e9));
+						phase.end(rawCount.get());
+					}
+				}
+			}
+		}, ours, raws, deserializing);
+		String walk = events + " events of one tag partition, page size " + this.options.pageSize() + "; both one "
+				+ "paged SELECT with ours' bounds (after the start offset, up to the walk's start time)";
+		return List.of(Result.of("tag-walk", "events/s", ours, raws, walk + "; ours also deserializes each payload"),
+				Result.of("tag-walk-deserialized", "events/s", ours, deserializing, "the same rounds' ours against the "
+						+ "raw walk deserializing each payload into the same record with the same serializer and "
+						+ "requesting the next page before walking the current one, as ours: our overhead alone; " + walk));
 	}
 
 	/**
@@ -282,6 +314,25 @@ final class ReadWorkloads {
 				count.incrementAndGet();
 			}
 			return rs.hasMorePages() ? forEach(rs.fetchNextPage(), count)
+					: java.util.concurrent.CompletableFuture.completedFuture(null);
+		});
+	}
+
+	/**
+	 * The raw side of {@code tag-walk-deserialized}: as {@link #forEach(CompletionStage, AtomicLong)}, each payload
+	 * also deserialized into {@code type} with {@code serializer}, and the next page requested before the current
+	 * page's rows are walked, as ours does (at most two pages in memory); counts the events deserialized.
+	 */
+	private static <E> CompletionStage<Void> forEachDeserialized(CompletionStage<AsyncResultSet> page,
+			JacksonEventSerializer serializer, Class<E> type, AtomicLong count) {
+		return page.thenCompose((rs) -> {
+			CompletionStage<AsyncResultSet> next = rs.hasMorePages() ? rs.fetchNextPage() : null;
+			for (Row row : rs.currentPage()) {
+				List<E> payloads = serializer.deserializeEvent(row.getString("payload"), type);
+				row.getSet("tags", String.class);
+				count.addAndGet(payloads.size());
+			}
+			return (next != null) ? forEachDeserialized(next, serializer, type, count)
 					: java.util.concurrent.CompletableFuture.completedFuture(null);
 		});
 	}

@@ -34,6 +34,29 @@ class BenchRoundsTest {
 	}
 
 	@Test
+	void latencyRoundsAlternateAndKeepTheMeasuredRoundsHistograms() {
+		// As AppendWorkloads.latency: each side adds its round's p50 (the figures the rule reads) and keeps what it
+		// measured beside it; the warm-up's is dropped from the figures, and Bench.measured drops it from the rest.
+		Bench bench = new Bench(null, null, null, Bench.Sizes.full());
+		List<String> order = new ArrayList<>();
+		List<String> kept = new ArrayList<>();
+		List<Double> ours = new ArrayList<>();
+		List<Double> raws = new ArrayList<>();
+		bench.rounds((round) -> Bench.alternate(round, () -> {
+			order.add("ours-" + round);
+			kept.add("histogram-" + round);
+			ours.add(round == 0 ? 9.0 : 2.0);
+		}, () -> {
+			order.add("raw-" + round);
+			raws.add(round == 0 ? 9.0 : 2.0);
+		}), ours, raws);
+		assertThat(order).containsExactly("ours-0", "raw-0", "raw-1", "ours-1", "ours-2", "raw-2", "raw-3", "ours-3");
+		assertThat(ours).containsExactly(2.0, 2.0, 2.0);
+		assertThat(raws).containsExactly(2.0, 2.0, 2.0);
+		assertThat(Bench.measured(kept, ours.size())).containsExactly("histogram-1", "histogram-2", "histogram-3");
+	}
+
+	@Test
 	void spreadRunsMoreRoundsAfterTheWarmUp() {
 		Bench bench = new Bench(null, null, null, Bench.Sizes.full());
 		List<Integer> run = new ArrayList<>();
