@@ -442,7 +442,7 @@ public final class ProjectionEngine implements AutoCloseable {
 					this.deadLetters, this::publish, this.serializer,
 					metrics.computeIfAbsent(projection.name(), (name) -> new ProjectionMetrics(this.meterRegistry, name)),
 					this.retries, this.executor, this.clock);
-		}, slices(), shared);
+		}, slices(), shared, this.executor);
 		if (this.runners.putIfAbsent(fanOut.id(), fanOut) != null) {
 			throw new IllegalArgumentException("a fan-out " + fanOut.id() + " is already registered");
 		}

@@ -104,7 +104,8 @@ final class ProjectionRunner<E> implements SegmentRunner {
 	/**
 	 * The state the reset in progress leaves the projection in (RUNNING, PAUSED or STOPPED), from the reset's
 	 * beginning until its own start reads it; {@code null} outside that window. It begins as PAUSED for a paused
-	 * projection, else RUNNING, and each start, stop, pause or resume meanwhile changes it as it would change the
+	 * projection, RUNNING for a running one, and for a stopped or failed one as the reset's caller asks (RUNNING for
+	 * an operator's reset; {@link #reset(TagOffset, ProjectionState)}), and each start, stop, pause or resume meanwhile changes it as it would change the
 	 * projection (the reset has the projection stopped then, so the call has no state of its own to change): the
 	 * last call wins. A stop is kept too, so that a runner stopped during a reset (a shared segment handed over) is
 	 * not started again by it.
@@ -476,6 +477,25 @@ final class ProjectionRunner<E> implements SegmentRunner {
 
 	@Override
 	public CompletionStage<Void> reset(TagOffset to) {
+		return reset(to, ProjectionState.RUNNING);
+	}
+
+	/**
+	 * Resets the projection as {@link #reset(TagOffset)} does, with a say in what it leaves a projection it finds
+	 * not running. A reset leaves a RUNNING (or FAILING) projection running and a PAUSED one paused; one it finds
+	 * STOPPED or FAILED it leaves in {@code ifStopped}: RUNNING for an operator's reset of a projection (the reset
+	 * starts it), STOPPED or PAUSED for a fan-out entity whose segment was stopped or is paused
+	 * ({@link FanOutSegment}), so that the reset leaves it as its segment is. A start, stop, pause or resume during
+	 * the reset still decides instead (the last call wins, {@link #afterReset}).
+	 * @param to the offset to resume from
+	 * @param ifStopped RUNNING, PAUSED or STOPPED
+	 * @return completes once the offset is stored and the projection is in that state
+	 */
+	CompletionStage<Void> reset(TagOffset to, ProjectionState ifStopped) {
+		if (ifStopped != ProjectionState.RUNNING && ifStopped != ProjectionState.PAUSED
+				&& ifStopped != ProjectionState.STOPPED) {
+			throw new IllegalArgumentException("a reset leaves a projection RUNNING, PAUSED or STOPPED, not " + ifStopped);
+		}
 		String invalid = invalidOffset(to);
 		if (invalid != null) {
 			return CompletableFuture.failedFuture(new IllegalArgumentException(invalid));
@@ -487,8 +507,9 @@ final class ProjectionRunner<E> implements SegmentRunner {
 						new ResetInProgressException("projection " + this.id + " is being reset already"));
 			}
 			this.resetting = done;
-			this.afterReset = (this.run.state() == ProjectionState.PAUSED) ? ProjectionState.PAUSED
-					: ProjectionState.RUNNING;
+			ProjectionState found = this.run.state();
+			this.afterReset = (found == ProjectionState.PAUSED) ? ProjectionState.PAUSED
+					: RunState.active(found) ? ProjectionState.RUNNING : ifStopped;
 		}
 		// A start's load still in flight (a fenced cursor's fence) ends before the reset writes the cursor.
 		stopNow(true).thenCompose((ignored) -> loadEnded()).thenCompose((ignored) -> this.offsets.reset(this.id, to))

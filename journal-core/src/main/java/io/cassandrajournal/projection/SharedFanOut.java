@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;
 import java.util.function.ToIntFunction;
 
@@ -50,6 +51,9 @@ final class SharedFanOut extends AbstractSegmentedControl {
 	/** The engine's cursors: a failed entity's status reads its stored cursor there. */
 	private final DurableStateOffsetStore offsets;
 
+	/** The engine's executor: a segment's reset reports its outcome there ({@link FanOutSegment}). */
+	private final Executor completions;
+
 	/** Every persistenceId discovered so far (a segment taken later starts all of its own). */
 	private final Set<String> known = ConcurrentHashMap.newKeySet();
 
@@ -59,15 +63,17 @@ final class SharedFanOut extends AbstractSegmentedControl {
 	 * @param entities makes an entity's runner under a segment's term
 	 * @param slices the slice of a persistenceId (the read journal's)
 	 * @param sharing the engine's sharing context
+	 * @param completions the engine's executor, where a segment's reset reports its outcome
 	 */
 	SharedFanOut(String name, int segments, Entities entities, ToIntFunction<String> slices,
-			SegmentOwnership.Context sharing) {
+			SegmentOwnership.Context sharing, Executor completions) {
 		// No cursor of the segment itself to fence on a take: each entity's runner fences its own as it starts.
 		super(new ProjectionId(name, KEY), name, split(segments, new ProjectionId(name, KEY)::segment), sharing,
 				false, null);
 		this.entities = entities;
 		this.slices = slices;
 		this.offsets = sharing.offsets();
+		this.completions = completions;
 	}
 
 	/** Starts the runners of a segment's known entities under the lease term just taken. */
@@ -75,7 +81,7 @@ final class SharedFanOut extends AbstractSegmentedControl {
 	SegmentRunner take(SegmentedProjection.Segment segment, BooleanSupplier mayGoOn, OffsetStore cursor) {
 		// A failed entity's cursor is peeked, not loaded: a load would touch what the store tracks for the saves.
 		FanOutSegment runner = new FanOutSegment(segment.id, (entity) -> this.entities.create(entity, mayGoOn, cursor),
-				this.offsets::peek);
+				this.offsets::peek, this.completions);
 		// Published before the known entities are read: an entity discovered meanwhile is added by discovered() or
 		// found here (add is idempotent). Publication included in the take's adds: a reset that reaches the segment
 		// before they end covers every entity they add (docs/reliability.md, finding 29, item 10).
