@@ -7,14 +7,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
@@ -51,6 +48,8 @@ import io.cassandrajournal.query.TagOffset;
  * <p>
  * All state changes run on the one lease thread, so none of this needs a lock: the renewal thread only sends
  * renewals and updates or ends {@link LeaseTerm}s (thread-safe), and hands a segment to drop to the lease thread.
+ * The parts: {@link LeaseRenewals} (the renewal loop), {@link SegmentTakes} (take, fence, failed takes) and
+ * {@link SegmentHandOvers} (hand-over, drop, release); this class runs the balancing rounds and the life cycle.
  */
 final class SegmentOwnership {
 
@@ -76,36 +75,23 @@ final class SegmentOwnership {
 
 	private final Context context;
 
-	private final Starter starter;
-
-	/**
-	 * Where a segment whose cursor is absent starts (another number of segments ran before: SegmentLayouts);
-	 * {@code null} for segments without a cursor of their own (a shared fan-out's: each entity's runner fences its
-	 * own cursor under the term as it starts, {@link FencedCursor#load}).
-	 */
-	private final @Nullable BiFunction<SegmentedProjection.Segment, DurableStateOffsetStore, CompletionStage<TagOffset>> initial;
-
 	private final String self;
 
 	private final Duration timeout;
 
-	/** How long a term stays valid after the start of its last successful renewal. */
-	private final Duration validFor;
-
 	private final MemberTable.Watch members;
 
+	/** Each unheld segment's watch of its lease row (lease thread only; taking and giving up also use it). */
 	private final Map<SegmentedProjection.Segment, LeaseWatch> watches = new HashMap<>();
+
+	private final LeaseRenewals renewals;
+
+	private final SegmentTakes takes;
+
+	private final SegmentHandOvers handOvers;
 
 	/** Told of every round's lease rows (the status view counts ownerless segments from them). */
 	private final BiConsumer<Map<String, Lease>, Long> rowsRead;
-
-	private final Map<SegmentedProjection.Segment, CompletableFuture<Void>> handingOver = new HashMap<>();
-
-	/** The segments whose latest takes could not start them, until one does (on the lease thread only). */
-	private final Map<SegmentedProjection.Segment, FailedTakes> failedTakes = new HashMap<>();
-
-	/** The terms whose renewal is in flight (touched by the renewal thread and the driver's threads). */
-	private final Set<LeaseTerm> renewing = ConcurrentHashMap.newKeySet();
 
 	private @Nullable ScheduledFuture<?> loop;
 
@@ -113,6 +99,11 @@ final class SegmentOwnership {
 
 	private volatile boolean active;
 
+	/**
+	 * @param initial where a segment whose cursor is absent starts (another number of segments ran before:
+	 * SegmentLayouts); {@code null} for segments without a cursor of their own (a shared fan-out's: each entity's
+	 * runner fences its own cursor under the term as it starts, {@link FencedCursor#load})
+	 */
 	SegmentOwnership(String projection, List<SegmentedProjection.Segment> segments, Context context, Starter starter,
 			@Nullable BiFunction<SegmentedProjection.Segment, DurableStateOffsetStore, CompletionStage<TagOffset>> initial,
 			BiConsumer<Map<String, Lease>, Long> rowsRead) {
@@ -120,12 +111,14 @@ final class SegmentOwnership {
 		this.rowsRead = rowsRead;
 		this.segments = segments;
 		this.context = context;
-		this.starter = starter;
-		this.initial = initial;
 		this.self = context.settings().instanceId();
 		this.timeout = context.settings().leaseTimeout();
-		this.validFor = this.timeout.minus(context.settings().renewInterval());
+		// How long a term stays valid after the start of its last successful renewal.
+		Duration validFor = this.timeout.minus(context.settings().renewInterval());
 		this.members = new MemberTable.Watch(this.self, this.timeout);
+		this.renewals = new LeaseRenewals(projection, segments, context, validFor, this::lose);
+		this.handOvers = new SegmentHandOvers(projection, context, this.watches);
+		this.takes = new SegmentTakes(projection, context, starter, initial, validFor, this.watches, this.handOvers);
 	}
 
 	CompletionStage<Void> start() {
@@ -134,10 +127,10 @@ final class SegmentOwnership {
 				return;
 			}
 			this.active = true;
-			this.failedTakes.clear();
+			this.takes.clear();
 			long interval = this.context.settings().renewInterval().toMillis();
 			this.loop = this.context.thread().scheduleWithFixedDelay(this::tick, 0, interval, TimeUnit.MILLISECONDS);
-			this.renewalLoop = this.context.renewals().scheduleWithFixedDelay(this::renewAll, interval, interval,
+			this.renewalLoop = this.context.renewals().scheduleWithFixedDelay(this.renewals::renewAll, interval, interval,
 					TimeUnit.MILLISECONDS);
 		}, this.context.thread());
 	}
@@ -156,7 +149,7 @@ final class SegmentOwnership {
 			ScheduledFuture<?> renewals = this.renewalLoop;
 			this.renewalLoop = null;
 			List<CompletableFuture<Void>> each = this.segments.stream().filter((s) -> s.term != null)
-				.map(this::handOver).toList();
+				.map(this.handOvers::handOver).toList();
 			CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
 				.thenCompose((ignored) -> this.context.members().leave(this.projection, this.self))
 				.whenComplete((ok, error) -> {
@@ -191,15 +184,13 @@ final class SegmentOwnership {
 			for (SegmentedProjection.Segment segment : this.segments) {
 				boolean mine = this.self.equals(Rendezvous.winner(this.projection, segment.range.key(), live));
 				if (!mine) {
-					// A streak ends when the segment goes to another instance: if it comes back, its first failure
-					// is a WARN again and waits from the start.
-					this.failedTakes.remove(segment);
+					this.takes.notMine(segment);
 				}
 				if (segment.term == null && mine) {
-					tryTake(segment, Optional.ofNullable(rows.get(segment.range.key())));
+					this.takes.tryTake(segment, Optional.ofNullable(rows.get(segment.range.key())));
 				}
-				else if (segment.term != null && !mine && !this.handingOver.containsKey(segment)) {
-					handOver(segment);
+				else if (segment.term != null && !mine && !this.handOvers.handingOver(segment)) {
+					this.handOvers.handOver(segment);
 				}
 			}
 		}
@@ -222,105 +213,19 @@ final class SegmentOwnership {
 		}
 	}
 
-	/**
-	 * On the renewal thread: sends the renewal of every lease held that has none in flight, without waiting for
-	 * any; drops (on the lease thread) a segment whose term lapsed.
-	 */
-	private void renewAll() {
-		try {
-			// Also while stopping (no longer active): the segments still held are being handed over.
-			if (this.context.frozen().get()) {
-				return;
-			}
-			for (SegmentedProjection.Segment segment : this.segments) {
-				LeaseTerm term = segment.term;
-				if (term != null) {
-					renew(segment, term);
-				}
-			}
-		}
-		catch (Throwable ex) {
-			// Anything, an Error too: a throw would end this loop for good (scheduleWithFixedDelay runs it no more),
-			// and the segments held would lapse while this instance still beats (finding 32).
-			logger.warn("Projection {}: renewing its leases failed; trying again", this.projection, ex);
-		}
-	}
-
-	private void renew(SegmentedProjection.Segment segment, LeaseTerm term) {
-		if (!term.valid()) {
-			lose(segment, term, "its lease lapsed or a cursor write was fenced");
-			return;
-		}
-		if (!this.renewing.add(term)) {
-			return;
-		}
-		long started = this.context.nanoClock().getAsLong();
-		CompletableFuture<Optional<Lease>> renewal;
-		try {
-			renewal = this.context.leases().renew(term.lease()).toCompletableFuture();
-		}
-		catch (Throwable ex) {
-			// An Error too: thrown past here it left the term marked as renewing, so it was never renewed again.
-			renewal = CompletableFuture.failedFuture(ex);
-		}
-		// Bound: past the term's validity a renewal's answer is of no use, so it cannot hold the segment.
-		renewal.orTimeout(this.validFor.toMillis(), TimeUnit.MILLISECONDS).whenComplete((renewed, error) -> {
-			this.renewing.remove(term);
-			if (error == null && renewed.isPresent()) {
-				term.renewed(renewed.get(), started);
-			}
-			else if (error == null) {
-				lose(segment, term, "another instance took its lease");
-			}
-			else {
-				Throwable cause = Errors.unwrap(error);
-				lose(segment, term, (cause instanceof TimeoutException)
-						? "renewing its lease took longer than the term (" + this.validFor.toMillis() + " ms)"
-						: "renewing its lease failed: " + cause);
-			}
-		});
-	}
-
 	/** Ends a term at once (from any thread) and drops its segment on the lease thread. */
 	private void lose(SegmentedProjection.Segment segment, LeaseTerm term, String why) {
 		term.lose();
 		try {
 			this.context.thread().execute(() -> {
 				if (segment.term == term) {
-					drop(segment, term, why);
+					this.handOvers.drop(segment, term, why);
 				}
 			});
 		}
 		catch (RejectedExecutionException ex) {
 			// The engine is closing: the term is lost, nothing more runs under it.
 		}
-	}
-
-	/** Stops a segment at once: nothing more is handled or saved under the term. */
-	private void drop(SegmentedProjection.Segment segment, LeaseTerm term, String why) {
-		SegmentRunner runner = segment.runner;
-		CompletableFuture<Void> handOver = vacate(segment, term);
-		if (runner != null) {
-			runner.retire();
-		}
-		if (handOver != null) {
-			handOver.complete(null);
-		}
-		logger.warn("Projection {}: stopped segment {} (epoch {}): {}", this.projection, segment.range.key(),
-				term.epoch(), why);
-	}
-
-	/**
-	 * Ends a term and clears its segment (no term, no runner, no watch, no hand-over), on the lease thread: what
-	 * losing a segment ({@link #drop}) and releasing it ({@link #release}) both do.
-	 * @return the hand-over under way, if any, for the caller to complete once the runner was told to stop
-	 */
-	private @Nullable CompletableFuture<Void> vacate(SegmentedProjection.Segment segment, LeaseTerm term) {
-		term.lose();
-		segment.term = null;
-		segment.runner = null;
-		this.watches.remove(segment);
-		return this.handingOver.remove(segment);
 	}
 
 	/**
@@ -350,132 +255,6 @@ final class SegmentOwnership {
 		}
 	}
 
-	private void tryTake(SegmentedProjection.Segment segment, Optional<Lease> row) {
-		FailedTakes failed = this.failedTakes.get(segment);
-		if (failed != null && !failed.mayTryAgain(this.context.nanoClock().getAsLong())) {
-			return;
-		}
-		String key = segment.range.key();
-		LeaseWatch watch = this.watches.computeIfAbsent(segment, (s) -> new LeaseWatch(this.timeout));
-		if (!watch.mayTake(row, this.context.nanoClock().getAsLong())) {
-			return;
-		}
-		long started = this.context.nanoClock().getAsLong();
-		Optional<Lease> taken = join(this.context.leases().acquire(this.projection, key, this.self, row));
-		if (taken.isEmpty()) {
-			return;
-		}
-		this.watches.remove(segment);
-		LeaseTerm term = new LeaseTerm(taken.get(), started, this.validFor, this.context.nanoClock());
-		try {
-			fence(segment, term);
-		}
-		catch (Exception | Error ex) {
-			// An Error too: thrown past here it left the lease held with no term, neither renewed nor run, until its
-			// silence reached the lease timeout and this instance took its own row over (finding 32).
-			term.lose();
-			takeFailed(segment, term, "could not fence its cursor", ex);
-			return;
-		}
-		segment.term = term;
-		try {
-			this.starter.run(segment, term::valid, new FencedCursor(this.context.offsets(), term));
-		}
-		catch (Exception | Error ex) {
-			// Not held without a running owner: the round only takes segments without a term, so a segment left
-			// with this one would be renewed, never run, until the instance stops. Released, it is taken again.
-			SegmentRunner runner = segment.runner;
-			vacate(segment, term);
-			if (runner != null) {
-				runner.retire();
-			}
-			takeFailed(segment, term, "could not start its runner", ex);
-			return;
-		}
-		FailedTakes streak = this.failedTakes.remove(segment);
-		if (streak == null) {
-			logger.info("Projection {}: runs segment {} (epoch {})", this.projection, key, term.epoch());
-		}
-		else {
-			logger.info("Projection {}: runs segment {} (epoch {}) after {} failed takes", this.projection, key,
-					term.epoch(), streak.count());
-		}
-	}
-
-	/**
-	 * Fences a segment's cursor under the term just taken, when the segment has a cursor of its own. The wait is
-	 * bounded by what is left of the term ({@link LeaseTerm#remainingNanos()}): a fence that answers later would
-	 * start the runner under a lapsed term
-	 * (finding 32), and it would block the lease thread meanwhile.
-	 */
-	private void fence(SegmentedProjection.Segment segment, LeaseTerm term) {
-		BiFunction<SegmentedProjection.Segment, DurableStateOffsetStore, CompletionStage<TagOffset>> from = this.initial;
-		if (from == null) {
-			return;
-		}
-		DurableStateOffsetStore offsets = this.context.offsets();
-		long bound = Math.max(0, term.remainingNanos());
-		try {
-			join(offsets.fence(segment.id, () -> from.apply(segment, offsets), term.epoch())
-				.toCompletableFuture()
-				.orTimeout(bound, TimeUnit.NANOSECONDS));
-		}
-		catch (CompletionException ex) {
-			if (Errors.unwrap(ex) instanceof TimeoutException timeout) {
-				throw new IllegalStateException(fenceTooLong(bound), timeout);
-			}
-			throw ex;
-		}
-		if (!term.valid()) {
-			throw new IllegalStateException(fenceTooLong(bound));
-		}
-	}
-
-	/** @return why a fence bounded by {@code boundNanos} (what was left of the term at its send) did not count */
-	private String fenceTooLong(long boundNanos) {
-		return "fencing took longer than what was left of the term (" + TimeUnit.NANOSECONDS.toMillis(boundNanos)
-				+ " of its " + this.validFor.toMillis() + " ms)";
-	}
-
-	/**
-	 * A take that could not start its segment: releases the lease and waits before the segment is taken again, the
-	 * wait doubling from the renewal interval up to the lease timeout while the takes keep failing, so that a
-	 * runner that cannot start does not churn a take and a release (two Paxos rounds) at every round (finding 32).
-	 * The first failure of a streak is a WARN, the later ones DEBUG; the take that ends it says so (INFO).
-	 * A fatal Error is thrown on once the lease was released.
-	 */
-	private void takeFailed(SegmentedProjection.Segment segment, LeaseTerm term, String what, Throwable ex) {
-		try {
-			this.context.leases().release(term.lease()).whenComplete((released, failure) -> {
-				if (failure != null) {
-					logger.warn("Projection {}: releasing segment {} (epoch {}) after a failed take failed; its row "
-							+ "lapses after the lease timeout", this.projection, segment.range.key(), term.epoch(),
-							Errors.unwrap(failure));
-				}
-			});
-		}
-		catch (Exception | Error releaseFailed) {
-			// Sent by the session on this thread, and it threw: the row lapses after the lease timeout.
-			ex.addSuppressed(releaseFailed);
-		}
-		FailedTakes failed = this.failedTakes.computeIfAbsent(segment,
-				(s) -> new FailedTakes(this.context.settings().renewInterval(), this.timeout));
-		Duration wait = failed.failed(this.context.nanoClock().getAsLong());
-		if (failed.count() == 1) {
-			logger.warn("Projection {}: took segment {} (epoch {}) but {}; released it. Taking it again in {} ms, "
-					+ "then after waits doubling up to the lease timeout while it keeps failing (logged at DEBUG)",
-					this.projection, segment.range.key(), term.epoch(), what, wait.toMillis(), ex);
-		}
-		else {
-			logger.debug("Projection {}: took segment {} (epoch {}) but {} ({} failed takes); released it, taking it "
-					+ "again in {} ms", this.projection, segment.range.key(), term.epoch(), what, failed.count(),
-					wait.toMillis(), ex);
-		}
-		if (ex instanceof Error error && Errors.fatal(error)) {
-			throw error;
-		}
-	}
-
 	/**
 	 * A reset of a segment's cursor failed and left its runner stopped while the lease is held: release the
 	 * segment (as on a hand-over), so that it is taken again from its stored cursor instead of staying held
@@ -487,12 +266,12 @@ final class SegmentOwnership {
 	void resetFailed(SegmentedProjection.Segment segment, SegmentRunner runner, Throwable error) {
 		try {
 			this.context.thread().execute(() -> {
-				if (segment.runner != runner || segment.term == null || this.handingOver.containsKey(segment)) {
+				if (segment.runner != runner || segment.term == null || this.handOvers.handingOver(segment)) {
 					return;
 				}
 				logger.warn("Projection {}: resetting segment {} failed; releasing it so it runs again from its "
 						+ "stored cursor: {}", this.projection, segment.range.key(), Errors.unwrap(error).toString());
-				handOver(segment);
+				this.handOvers.handOver(segment);
 			});
 		}
 		catch (RejectedExecutionException ex) {
@@ -500,46 +279,8 @@ final class SegmentOwnership {
 		}
 	}
 
-	/**
-	 * Stops the segment's runner after the batch in hand (its cursor stored), then releases the lease.
-	 * @return completes once released
-	 */
-	private CompletableFuture<Void> handOver(SegmentedProjection.Segment segment) {
-		CompletableFuture<Void> existing = this.handingOver.get(segment);
-		if (existing != null) {
-			return existing;
-		}
-		CompletableFuture<Void> done = new CompletableFuture<>();
-		this.handingOver.put(segment, done);
-		LeaseTerm term = segment.term;
-		SegmentRunner runner = segment.runner;
-		CompletionStage<Void> stopped = (runner != null) ? runner.retire() : CompletableFuture.completedFuture(null);
-		stopped.whenComplete((ok, error) -> this.context.thread().execute(() -> release(segment, term, done)));
-		return done;
-	}
-
-	private void release(SegmentedProjection.Segment segment, @Nullable LeaseTerm term, CompletableFuture<Void> done) {
-		try {
-			if (term == null || segment.term != term) {
-				return;
-			}
-			vacate(segment, term);
-			try {
-				join(this.context.leases().release(term.lease()));
-				logger.info("Projection {}: handed segment {} over (epoch {})", this.projection, segment.range.key(),
-						term.epoch());
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Projection {}: releasing segment {} failed (it is taken over after the lease timeout)",
-						this.projection, segment.range.key(), ex);
-			}
-		}
-		finally {
-			done.complete(null);
-		}
-	}
-
-	private static <T> T join(CompletionStage<T> stage) {
+	/** @return the stage's result, its cause thrown as it is when it is a RuntimeException */
+	static <T> T join(CompletionStage<T> stage) {
 		try {
 			return stage.toCompletableFuture().join();
 		}
