@@ -41,7 +41,7 @@ final class PeerReport {
 
 	/**
 	 * One row per workload: medians and min/median/max of each side, {@code ratio} (ours/raw, as in the other
-	 * rows), {@code peer_ratio} (peer/its raw where measured) and {@code ours_to_peer}.
+	 * rows, {@code kind} {@code overhead}), {@code peer_ratio} (peer/its raw where measured) and {@code ours_to_peer}.
 	 */
 	static List<Map<String, Object>> rows(List<PeerResult> results) {
 		List<Map<String, Object>> rows = new ArrayList<>();
@@ -52,6 +52,9 @@ final class PeerReport {
 			row.put("ours", round(r.oursMedian()));
 			row.put("raw", round(r.rawMedian()));
 			row.put("ratio", round(r.oursMedian() / r.rawMedian()));
+			// As the benchmark's rows (Report.writeJson): the raw side sends our requests, so the ratio is overhead.
+			row.put("kind", Result.OVERHEAD);
+			row.put("other_side", Result.RAW_DRIVER);
 			row.put("peer", round(r.peerMedian()));
 			row.put("ours_to_peer", round(r.oursToPeer()));
 			if (!r.peerRaw().isEmpty()) {

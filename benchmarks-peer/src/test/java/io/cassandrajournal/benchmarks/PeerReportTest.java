@@ -39,6 +39,7 @@ class PeerReportTest {
 			.containsExactly("append-nolwt-1", "pekko-append-nolwt-1", "_environment", "_peer_environment");
 		Map<String, Object> row = rows.get(1);
 		assertThat(row).containsEntry("ours", 1000.0).containsEntry("raw", 2000.0).containsEntry("ratio", 0.5)
+			.containsEntry("kind", "overhead").containsEntry("other_side", "raw driver, same work")
 			.containsEntry("peer", 450.0).containsEntry("peer_raw", 4000.0).containsEntry("ours_to_peer", 2.22)
 			.containsEntry("peer_min_median_max", List.of(400.0, 450.0, 500.0));
 		assertThat(rows.get(3)).containsEntry("date", "new");

@@ -316,9 +316,11 @@ public final class BenchmarkMain {
 	}
 
 	private static Result log(Result result) {
-		System.out.printf("%-20s ours %10.1f %s  raw %10s  ratio %s%n", result.name(), result.ours(), result.unit(),
-				(result.raw() != null) ? String.format("%.1f", result.raw()) : "-",
-				(result.ratio() != null) ? String.format("%.2f", result.ratio()) : "-");
+		boolean price = Result.PRICE.equals(result.kind());
+		System.out.printf("%-20s ours %10.1f %s  %s %10s  %s %s%s%n", result.name(), result.ours(), result.unit(),
+				price ? "other" : "raw", (result.raw() != null) ? String.format("%.1f", result.raw()) : "-",
+				price ? "price" : "ratio", (result.ratio() != null) ? String.format("%.2f", result.ratio()) : "-",
+				price ? " (ours / " + result.otherSide() + ", not overhead)" : "");
 		return result;
 	}
 

@@ -28,6 +28,9 @@ import io.cassandrajournal.serialization.Upcasters;
  */
 final class ReadWorkloads {
 
+	/** The other side of the price rows {@code replay-100k-upcast} and {@code -tree}, as the report names it. */
+	static final String WITHOUT_UPCASTERS = "ours without upcasters";
+
 	private final Bench bench;
 
 	private final CassandraJournal journal;
@@ -101,7 +104,8 @@ final class ReadWorkloads {
 	 * property the stored events do not have, so that every side binds the same shape) that runs on the token stream;
 	 * {@code replay-100k-upcast-tree}: a general step, the identity function on the tree (every payload parsed into a
 	 * tree, passed through it and bound from the tree; this workload's only step until 2026-12-02, engineer U). Both
-	 * reported with the plain replay in the "raw" column: the ratio is upcasting/plain.
+	 * reported with the plain replay in the "raw" column: the ratio is upcasting/plain, and both are
+	 * {@linkplain Result#price price rows} (their other side is {@link #WITHOUT_UPCASTERS}, not the raw driver).
 	 */
 	List<Result> replayUpcast() {
 		int events = this.bench.sizes().replayEvents();
@@ -129,9 +133,10 @@ final class ReadWorkloads {
 				+ "(ratio = upcasting/plain; the goal is at least 0.9); the three sides rotate which goes first";
 		return List.of(Result.of("replay-100k-upcast", "events/s", rates.get(0), rates.get(2), "ours with one declared "
 				+ "step for the stored kind (EventUpcaster.removing, a property the events do not have: upcast on the "
-				+ "token stream); " + note),
+				+ "token stream); " + note).price(WITHOUT_UPCASTERS),
 				Result.of("replay-100k-upcast-tree", "events/s", rates.get(1), rates.get(2), "ours with one general step "
-						+ "for the stored kind (the identity function on the JSON tree); " + note));
+						+ "for the stored kind (the identity function on the JSON tree); " + note)
+					.price(WITHOUT_UPCASTERS));
 	}
 
 	/**

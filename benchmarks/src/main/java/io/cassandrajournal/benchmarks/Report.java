@@ -21,20 +21,49 @@ final class Report {
 	private Report() {
 	}
 
+	/**
+	 * The printed table: first the rows whose other side is the raw driver doing the same work (their ratio is our
+	 * overhead) and the rows without another side, then, under a heading of their own, the price rows
+	 * ({@link Result#price}), each naming its other side, so that no one reads their ratio as overhead.
+	 */
 	static String table(List<Result> results) {
 		StringBuilder out = new StringBuilder();
+		out.append("ratio = ours / raw driver doing the same work (raw / ours for ms): our overhead\n");
 		out.append(String.format(Locale.ROOT, "%-20s %-9s %12s %12s %7s %9s %9s%n", "workload", "unit", "ours", "raw", "ratio",
 				"p50 ms", "p99 ms"));
+		List<Result> prices = new ArrayList<>();
 		for (Result r : results) {
+			if (Result.PRICE.equals(r.kind())) {
+				prices.add(r);
+				continue;
+			}
 			out.append(String.format(Locale.ROOT, "%-20s %-9s %12.1f %12s %7s %9s %9s%n", r.name(), r.unit(), r.ours(),
 					(r.raw() != null) ? String.format(Locale.ROOT, "%.1f", r.raw()) : "-",
 					(r.ratio() != null) ? String.format(Locale.ROOT, "%.2f", r.ratio()) : "-",
 					(r.p50Ms() != null) ? String.format(Locale.ROOT, "%.2f", r.p50Ms()) : "-",
 					(r.p99Ms() != null) ? String.format(Locale.ROOT, "%.2f", r.p99Ms()) : "-"));
 		}
+		if (!prices.isEmpty()) {
+			out.append(String.format(Locale.ROOT, "%nprices, not overhead: the other side is not the raw driver doing the "
+					+ "same work; ratio = ours / other side%n"));
+			out.append(String.format(Locale.ROOT, "%-24s %-9s %12s %12s %7s  %s%n", "workload", "unit", "ours", "other",
+					"ratio", "other side"));
+			for (Result r : prices) {
+				out.append(String.format(Locale.ROOT, "%-24s %-9s %12.1f %12s %7s  %s%n", r.name(), r.unit(), r.ours(),
+						(r.raw() != null) ? String.format(Locale.ROOT, "%.1f", r.raw()) : "-",
+						(r.ratio() != null) ? String.format(Locale.ROOT, "%.2f", r.ratio()) : "-", r.otherSide()));
+			}
+		}
 		return out.toString();
 	}
 
+	/**
+	 * Writes the rows and the environment. Each row has {@code kind} ({@code overhead}: {@code raw} is the raw driver
+	 * doing the same work; {@code price}: {@code raw} holds another side, named in {@code other_side}, so the ratio is
+	 * a price; {@code alone}: no other side) and, with another side, {@code other_side}. A price row keeps its other
+	 * side's figures in {@code raw}, {@code raw_min_median_max} and {@code ratio}, as before {@code kind} existed, so
+	 * that readers of those fields keep working.
+	 */
 	static void writeJson(Path file, List<Result> results, Map<String, Object> environment) throws IOException {
 		List<Map<String, Object>> rows = new ArrayList<>();
 		for (Result r : results) {
@@ -44,6 +73,10 @@ final class Report {
 			row.put("ours", round(r.ours()));
 			row.put("raw", (r.raw() != null) ? round(r.raw()) : null);
 			row.put("ratio", (r.ratio() != null) ? round(r.ratio()) : null);
+			row.put("kind", r.kind());
+			if (r.otherSide() != null) {
+				row.put("other_side", r.otherSide());
+			}
 			if (r.p50Ms() != null) {
 				row.put("p50_ms", round(r.p50Ms()));
 				row.put("p99_ms", round(r.p99Ms()));

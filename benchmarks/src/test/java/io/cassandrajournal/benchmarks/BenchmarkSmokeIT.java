@@ -27,8 +27,12 @@ class BenchmarkSmokeIT {
 		assertThat(results).extracting(Result::name).contains("cleanup");
 		assertThat(results).filteredOn((r) -> !r.name().equals("cleanup-disk-freed"))
 			.allSatisfy((r) -> assertThat(r.ours()).isPositive());
+		// The rows whose other side is not the raw driver doing the same work are labelled price rows.
+		assertThat(results).filteredOn((r) -> Result.PRICE.equals(r.kind())).extracting(Result::name)
+			.containsExactlyInAnyOrder("append-nolwt-1-cheapest", "replay-100k-upcast", "replay-100k-upcast-tree");
 		String json = Files.readString(output.resolve("latest.json"));
-		assertThat(json).contains("\"ratio\"", "protocol_version", "heap_used_mb_ours", "ours_min_median_max");
+		assertThat(json).contains("\"ratio\"", "protocol_version", "heap_used_mb_ours", "ours_min_median_max",
+				"\"other_side\" : \"ours without upcasters\"");
 		assertThat(output.resolve("scaling.svg")).exists();
 		assertThat(output.resolve("latency.svg")).exists();
 	}
