@@ -30,6 +30,17 @@ public final class Errors {
 		return error instanceof OutOfMemoryError || error instanceof InternalError || error instanceof UnknownError;
 	}
 
+	/**
+	 * Throws the given throwable again if it is {@linkplain #fatal fatal}; for a catch of {@code Throwable} around a
+	 * user callback whose other failures are logged and ignored.
+	 * @param error a throwable just caught
+	 */
+	public static void rethrowIfFatal(Throwable error) {
+		if (fatal(error)) {
+			throw (Error) error;
+		}
+	}
+
 	public static Throwable unwrap(Throwable error) {
 		Throwable current = error;
 		while ((current instanceof CompletionException || current instanceof ExecutionException)

@@ -30,8 +30,10 @@ import io.cassandrajournal.state.DurableStateStore;
  * Cassandra went away) may have been applied. If the next save then conflicts because the stored revision is
  * exactly the one that save would have written, the stored value is read: when it is an offset this instance
  * tried to save, the write was ours, the cached revision moves on and the save is retried once. Any other
- * value is another writer's, and the conflict stands. {@link #load} forgets such remembered saves: after a
- * reload, only a stored value this instance wrote since counts as its own.
+ * value is another writer's, and the conflict stands. {@link #load} keeps such remembered saves only while the
+ * stored revision is still the one they were sent on (one of them may land after the reload's plain read, which
+ * cannot see a proposal that too few replicas accepted); a reload that finds the row moved by another write
+ * forgets them, as they can no longer land.
  * <p>
  * <b>Projections shared by leases</b> (package-private API used by the engine): the stored JSON is the offset's
  * three fields plus {@code "epoch"}, the lease epoch of the owner that wrote it; a cursor without it (written by a
@@ -129,7 +131,7 @@ public final class DurableStateOffsetStore implements OffsetStore {
 
 	/**
 	 * Reads a stored cursor for a status view or an inherited cursor from any offset store: peeked from a durable
-	 * one ({@link #peek}; a load raises the revision it tracks for its saves and forgets the saves whose outcome is
+	 * one ({@link #peek}; a load raises the revision it tracks for its saves and may forget the saves whose outcome is
 	 * unknown, which a runner of the same cursor settles its conflicts with), loaded from any other (which tracks
 	 * nothing).
 	 * @param store an offset store
@@ -143,8 +145,16 @@ public final class DurableStateOffsetStore implements OffsetStore {
 	@Override
 	public CompletionStage<Optional<TagOffset>> load(ProjectionId id) {
 		return read(id).thenApply((state) -> {
-			raise(id, state.map(DurableState::revision).orElse(0L));
-			this.unknownOutcomes.remove(id);
+			long stored = state.map(DurableState::revision).orElse(0L);
+			Long cached = this.revisions.get(id);
+			// The saves whose outcome is unknown were all sent on the cached revision (a save that succeeds
+			// forgets them). While the row still has that revision one of them may yet land on it, one past (a
+			// proposal accepted by too few replicas for this plain read to see, completed by the next round), and
+			// must still be recognised; once another write moved the row they can no longer land.
+			if (cached == null || stored != cached) {
+				this.unknownOutcomes.remove(id);
+			}
+			raise(id, stored);
 			return state.map((s) -> s.value().offset());
 		});
 	}

@@ -217,7 +217,10 @@ final class FailureHandling<E> {
 		try {
 			this.settings.onFailure().accept(new ProjectionFailure(this.id, event, error, attempt, action));
 		}
-		catch (RuntimeException hookError) {
+		catch (Throwable hookError) {
+			// Any throwable but a fatal one: an AssertionError or a NoClassDefFoundError from the user's reporter
+			// must not fail the batch, or the strategy would never be applied and the event read again forever.
+			Errors.rethrowIfFatal(hookError);
 			logger.warn("Projection {}: the onFailure hook threw; ignored", this.id, hookError);
 		}
 		if (this.run.eventFailed(event, action == FailureAction.RETRY, lastError)) {
@@ -270,7 +273,8 @@ final class FailureHandling<E> {
 		try {
 			this.deadLetterListener.accept(letter);
 		}
-		catch (RuntimeException listenerError) {
+		catch (Throwable listenerError) {
+			Errors.rethrowIfFatal(listenerError);
 			logger.warn("Projection {}: a dead-letter listener threw; ignored", this.id, listenerError);
 		}
 		if (this.settings.parkAfterDeadLetter()) {

@@ -550,9 +550,16 @@ public final class ProjectionEngine implements AutoCloseable {
 		this.deadLetterListeners.add(listener);
 	}
 
+	/** Tells every listener, each on its own: one that throws (anything but a fatal error) is logged and skipped. */
 	private void publish(DeadLetter letter) {
 		for (Consumer<DeadLetter> listener : this.deadLetterListeners) {
-			listener.accept(letter);
+			try {
+				listener.accept(letter);
+			}
+			catch (Throwable listenerError) {
+				Errors.rethrowIfFatal(listenerError);
+				logger.warn("Projection {}: a dead-letter listener threw; ignored", letter.projection(), listenerError);
+			}
 		}
 	}
 

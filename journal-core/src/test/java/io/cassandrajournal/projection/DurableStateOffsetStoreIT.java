@@ -124,23 +124,4 @@ class DurableStateOffsetStoreIT {
 		assertThat(stored(id)).isEqualTo(at(5));
 	}
 
-	@Test
-	void loadForgetsSavesOfUnknownOutcomeSoAnotherWritersEqualCursorIsNotTakenForOurs() {
-		ProjectionId id = id();
-		DurableStateOffsetStore first = new DurableStateOffsetStore(this.state);
-		DurableStateOffsetStore second = new DurableStateOffsetStore(this.healthyState);
-		result(first.save(id, at(1)));
-		// The first instance's save of 2 is not applied and its outcome stays unknown.
-		this.faults.failMatching(cqlContains("revision"));
-		assertThatExceptionOfType(JournalUnavailableException.class).isThrownBy(() -> result(first.save(id, at(2))));
-		this.faults.heal();
-		// It loads the cursor again (a restart of the projection): what it remembered no longer counts.
-		result(first.load(id));
-		// Another writer stores the very same cursor at the next revision.
-		result(second.load(id));
-		result(second.save(id, at(2)));
-		assertThatExceptionOfType(DurableStateConflictException.class).isThrownBy(() -> result(first.save(id, at(3))));
-		assertThat(stored(id)).isEqualTo(at(2));
-	}
-
 }

@@ -175,6 +175,54 @@ class ProjectionRecoveryTest {
 	}
 
 	@Test
+	void aHookThrowingAnErrorDoesNotKeepTheStrategyFromStoppingAtTheEvent() {
+		result(this.journal.append("account-4", 0, List.of(EventToAppend.of(new Deposited(1)),
+				EventToAppend.of(new Deposited(2)))));
+		AtomicInteger hookCalls = new AtomicInteger();
+		ProjectionControl control = this.engine.register(Projection.byPersistenceId("hooked-error", "account-4",
+				AccountEvent.class, ProjectionHandler.blocking((event) -> {
+					if (event.sequenceNr() == 1) {
+						throw new IllegalStateException("always fails");
+					}
+					this.handled.add(event.sequenceNr());
+				}), settings().withRecoveryStrategy(RecoveryStrategy.FAIL).withOnFailure((failure) -> {
+					hookCalls.incrementAndGet();
+					throw new AssertionError("broken reporter");
+				})));
+		result(control.start());
+		// Before the fix the hook's Error failed the batch as a read or store failure: the event was read again
+		// every poll interval, the hook called again, and FAIL never stopped the projection.
+		await().atMost(Duration.ofSeconds(10)).until(() -> control.status().state() == ProjectionState.FAILED);
+		assertThat(control.status().lastError()).contains("account-4#1");
+		assertThat(hookCalls).hasValue(1);
+		assertThat(this.handled).isEmpty();
+	}
+
+	@Test
+	void aDeadLetterListenerThrowingAnErrorNeitherLosesTheLetterNorSilencesTheOtherListeners() {
+		result(this.journal.append("account-5", 0, List.of(EventToAppend.of(new Deposited(1)),
+				EventToAppend.of(new Deposited(2)))));
+		this.engine.addDeadLetterListener((letter) -> {
+			throw new AssertionError("broken listener");
+		});
+		this.engine.addDeadLetterListener(this.published::add);
+		ProjectionControl control = this.engine.register(Projection.byPersistenceId("listened", "account-5",
+				AccountEvent.class, ProjectionHandler.blocking((event) -> {
+					if (event.sequenceNr() == 1) {
+						throw new IllegalStateException("always fails");
+					}
+					this.handled.add(event.sequenceNr());
+				}), settings().withRecoveryStrategy(RecoveryStrategy.SKIP)));
+		result(control.start());
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.handled.size() == 1);
+		assertThat(this.handled).containsExactly(2L);
+		assertThat(this.published).singleElement().satisfies((letter) -> assertThat(letter.error()).contains("always fails"));
+		assertThat(result(this.deadLetterQueue.list("listened", 10))).singleElement()
+			.satisfies((letter) -> assertThat(letter.event().sequenceNr()).isEqualTo(1L));
+		assertThat(control.status().state()).isEqualTo(ProjectionState.RUNNING);
+	}
+
+	@Test
 	void anEventWhosePayloadCannotBeReadGoesThroughRecoveryToo() {
 		result(this.journal.append("account-3", 0, List.of(EventToAppend.of(java.util.Map.of("kind", "unknown")),
 				EventToAppend.of(new Deposited(5)))));
