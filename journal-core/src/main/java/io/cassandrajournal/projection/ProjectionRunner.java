@@ -105,9 +105,9 @@ final class ProjectionRunner<E> implements SegmentRunner {
 	 * The state the reset in progress leaves the projection in (RUNNING, PAUSED or STOPPED), from the reset's
 	 * beginning until its own start reads it; {@code null} outside that window. It begins as PAUSED for a paused
 	 * projection, RUNNING for a running one, and for a stopped or failed one as the reset's caller asks (RUNNING for
-	 * an operator's reset; {@link #reset(TagOffset, ProjectionState)}), and each start, stop, pause or resume meanwhile changes it as it would change the
-	 * projection (the reset has the projection stopped then, so the call has no state of its own to change): the
-	 * last call wins. A stop is kept too, so that a runner stopped during a reset (a shared segment handed over) is
+	 * an operator's reset; {@link #reset(TagOffset, ProjectionState)}), and each start, stop, pause or resume
+	 * meanwhile changes it as it would change the projection (the reset has the projection stopped then, so the call
+	 * has no state of its own to change): the last call wins. A stop is kept too, so that a runner stopped during a reset (a shared segment handed over) is
 	 * not started again by it.
 	 */
 	private @Nullable ProjectionState afterReset;
